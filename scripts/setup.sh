@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what building, the demo and the tests need, once; a second run only checks.
+#   Debian packages: chromium (the VS Code test host's client), libkrb5-dev + ripgrep (code-server's
+#   install), openssh-server/-client + zsh + fish + tcsh (the real sshd tests, several login shells),
+#   neovim (a third-party LSP client); then the offline VS Code host (test/vscode-host), a private
+#   CRIU 4.2.1 (Debian's newer suite, unpacked under .cache/criu) and the npm dependencies.
+# Needs root (or SUDO=sudo) for apt-get; everything else stays inside the repository.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+want=(chromium libkrb5-dev ripgrep openssh-server openssh-client zsh fish tcsh neovim iproute2 ca-certificates debian-archive-keyring)
+missing=()
+for p in "${want[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "[setup] apt-get install ${missing[*]}"
+  ${SUDO:-} apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive ${SUDO:-} apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+lock_marker=node_modules/.dsw-lock
+if [ ! -f "$lock_marker" ] || ! cmp -s package-lock.json "$lock_marker"; then
+  echo "[setup] npm ci"
+  npm ci --no-audit --no-fund
+  cp package-lock.json "$lock_marker"
+fi
+echo "[setup] VS Code test host"
+bash test/vscode-host/install.sh
+if [ -f scripts/criu-sysroot.sh ]; then
+  echo "[setup] CRIU"
+  bash scripts/criu-sysroot.sh || echo "[setup] CRIU could not be prepared; the CRIU tests will say why" >&2
+fi

@@ -1,0 +1,157 @@
+/**
+ * Worker profiles (`dynamoSnapshot.workers`): the one place they are typed and validated.
+ * Used by the extension, the CLI (`--config FILE`) and the tests; no `vscode` import.
+ */
+import { z } from 'zod';
+
+const positiveSeconds = (what: string, dflt: number) => {
+  const message = `${what} must be a finite number of seconds greater than 0`;
+  return z
+    .number({ error: message })
+    .refine((n) => Number.isFinite(n) && n > 0, { message })
+    .default(dflt);
+};
+
+const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export const LocalTransport = z.strictObject({ kind: z.literal('local') });
+
+export const SshTransport = z.strictObject({
+  kind: z.literal('ssh'),
+  /** An SSH config alias (preferred) or a host name. */
+  host: z.string().min(1, 'host must name an SSH config alias or a host').refine((h) => !h.startsWith('-'), 'host must not start with "-"'),
+  user: z.string().min(1).regex(/^[A-Za-z0-9._][A-Za-z0-9._-]*$/, 'user must be a plain user name').optional(),
+  port: z.number().int().min(1).max(65535).optional(),
+  identityFile: z.string().min(1).optional(),
+  /** Extra `-o` options, each `Key=Value` (e.g. `ProxyJump=bastion`). */
+  options: z.array(z.string().regex(/^[A-Za-z][A-Za-z0-9]*=.+$/s, 'each option must look like Key=Value')).default([]),
+});
+
+export const KubernetesTransport = z
+  .strictObject({
+    kind: z.literal('kubernetes'),
+    context: z.string().min(1).optional(),
+    namespace: z.string().min(1).optional(),
+    pod: z.string().min(1).optional(),
+    selector: z.string().min(1).optional(),
+    container: z.string().min(1).optional(),
+  })
+  .refine((t) => Boolean(t.pod) !== Boolean(t.selector), { message: 'name exactly one of pod or selector' });
+
+export const Transport = z.discriminatedUnion('kind', [LocalTransport, SshTransport, KubernetesTransport]);
+
+export const Backend = z.enum(['vllm', 'sglang', 'trtllm', 'custom']);
+export const CaptureMode = z.enum(['protocol', 'criu', 'command']);
+
+export const SmokeSettings = z.strictObject({
+  /** Base URL of the restored worker's OpenAI-compatible server, e.g. http://127.0.0.1:8000. `${port}` is replaced by the port the worker reports. */
+  url: z.string().min(1).default('http://127.0.0.1:${port}'),
+  model: z.string().min(1).optional(),
+  requests: z.number().int().min(1).max(1000).default(5),
+  prompt: z.string().min(1).default('The capital of France is'),
+  maxTokens: z.number().int().min(1).max(4096).default(16),
+});
+
+export const Timeouts = z.strictObject({
+  connectSeconds: positiveSeconds('timeouts.connectSeconds', 30),
+  readySeconds: positiveSeconds('timeouts.readySeconds', 900),
+  warmupSeconds: positiveSeconds('timeouts.warmupSeconds', 600),
+  captureSeconds: positiveSeconds('timeouts.captureSeconds', 600),
+  exitSeconds: positiveSeconds('timeouts.exitSeconds', 60),
+  restoreSeconds: positiveSeconds('timeouts.restoreSeconds', 600),
+  requestSeconds: positiveSeconds('timeouts.requestSeconds', 60),
+});
+
+export const CriuSettings = z.strictObject({
+  /** criu executable on the worker. */
+  path: z.string().min(1).default('criu'),
+  /** cuda-checkpoint executable; when absent the agent uses the driver API through ctypes. */
+  cudaCheckpointPath: z.string().min(1).optional(),
+  extraArgs: z.array(z.string()).default([]),
+});
+
+export const WorkerProfile = z
+  .strictObject({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'name must be 1–64 letters, digits, ".", "_" or "-"'),
+    description: z.string().optional(),
+    transport: Transport.default({ kind: 'local' }),
+    backend: Backend.default('vllm'),
+    /** Launch command as argv; never run through a local shell. */
+    command: z.array(z.string()).min(1, 'command must be a non-empty argv list'),
+    env: z
+      .record(z.string(), z.string())
+      .default({})
+      .refine((e) => Object.keys(e).every((k) => envName.test(k)), { message: 'env names must match [A-Za-z_][A-Za-z0-9_]*' }),
+    cwd: z.string().min(1).optional(),
+    python: z.string().min(1).default('python3'),
+    /** Control directory on the worker; default: a fresh one under the run directory. */
+    controlDir: z.string().min(1).optional(),
+    captureMode: CaptureMode.default('protocol'),
+    captureCommand: z.array(z.string()).min(1).optional(),
+    /** Expected data-parallel ranks (warm-up must be seen on each); default: the ranks seen in the logs. */
+    dataParallelSize: z.number().int().min(1).max(1024).optional(),
+    smoke: SmokeSettings.default(SmokeSettings.parse({})),
+    timeouts: Timeouts.default(Timeouts.parse({})),
+    criu: CriuSettings.default(CriuSettings.parse({})),
+  })
+  .refine((p) => p.captureMode !== 'command' || (p.captureCommand?.length ?? 0) > 0, {
+    message: 'captureCommand is required when captureMode is "command"',
+    path: ['captureCommand'],
+  });
+
+export type WorkerProfile = z.output<typeof WorkerProfile>;
+export type WorkerProfileInput = z.input<typeof WorkerProfile>;
+export type TransportSpec = z.output<typeof Transport>;
+
+export const LOCAL_DEMO = 'local-demo';
+
+/** One problem with one profile, phrased for a person: which profile, which field, what was expected. */
+export interface ProfileProblem {
+  profile: string;
+  field: string;
+  message: string;
+}
+
+export function describeIssue(profile: string, issue: z.core.$ZodIssue): ProfileProblem {
+  const field = issue.path.map(String).join('.') || '(profile)';
+  let message = issue.message;
+  if (issue.code === 'invalid_type' && /received undefined/.test(message)) message = `${field} is required`;
+  if (issue.code === 'unrecognized_keys') message = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  return { profile, field, message };
+}
+
+export function formatProblem(p: ProfileProblem, setting = 'dynamoSnapshot.workers'): string {
+  return `${setting}: worker profile "${p.profile}": ${p.field}: ${p.message}`;
+}
+
+/**
+ * Parses the raw `dynamoSnapshot.workers` value. Valid profiles are kept even when others are wrong,
+ * so one typo never hides every worker.
+ */
+export function parseWorkerProfiles(raw: unknown): { profiles: WorkerProfile[]; problems: ProfileProblem[] } {
+  const problems: ProfileProblem[] = [];
+  const profiles: WorkerProfile[] = [];
+  if (raw === undefined || raw === null) return { profiles, problems };
+  if (!Array.isArray(raw)) {
+    problems.push({ profile: '(all)', field: '(setting)', message: 'must be a list of worker profiles' });
+    return { profiles, problems };
+  }
+  const seen = new Set<string>();
+  raw.forEach((entry, i) => {
+    const label = typeof entry === 'object' && entry !== null && typeof (entry as { name?: unknown }).name === 'string'
+      ? (entry as { name: string }).name
+      : `#${i + 1}`;
+    const r = WorkerProfile.safeParse(entry);
+    if (!r.success) {
+      for (const issue of r.error.issues) problems.push(describeIssue(label, issue));
+      return;
+    }
+    if (seen.has(r.data.name)) {
+      problems.push({ profile: r.data.name, field: 'name', message: 'another profile has the same name' });
+      return;
+    }
+    seen.add(r.data.name);
+    profiles.push(r.data);
+  });
+  return { profiles, problems };
+}

@@ -1,0 +1,55 @@
+/** Checks on package.json that need no VS Code (the host test checks command registration). */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import test from 'node:test';
+import { repoRoot } from '../../support/paths';
+
+const root = repoRoot;
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const props: Record<string, { description?: string; markdownDescription?: string }> = pkg.contributes.configuration.properties;
+
+test('engines.vscode and @types/vscode stay at 1.100 (the offline host refuses newer)', () => {
+  assert.equal(pkg.engines.vscode, '^1.100.0');
+  assert.match(pkg.devDependencies['@types/vscode'], /^1\.100\./);
+});
+
+test('every command is in the "Dynamo Snapshot" category with an id under dynamoSnapshot.', () => {
+  for (const c of pkg.contributes.commands) {
+    assert.equal(c.category, 'Dynamo Snapshot', c.command);
+    assert.match(c.command, /^dynamoSnapshot\./);
+  }
+});
+
+test('menus and welcome views only name contributed commands', () => {
+  const ids = new Set(pkg.contributes.commands.map((c: { command: string }) => c.command));
+  for (const [where, items] of Object.entries(pkg.contributes.menus as Record<string, { command: string }[]>)) {
+    for (const item of items) assert.ok(ids.has(item.command), `${where} names ${item.command}`);
+  }
+  for (const w of pkg.contributes.viewsWelcome) {
+    for (const m of w.contents.matchAll(/command:([\w.]+)/g)) assert.ok(ids.has(m[1]), `welcome view names ${m[1]}`);
+  }
+});
+
+test('untrusted workspaces: every setting naming a host, executable, command or path is restricted', () => {
+  const restricted: string[] = pkg.capabilities.untrustedWorkspaces.restrictedConfigurations;
+  assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
+  for (const key of restricted) assert.ok(props[key], `${key} is a contributed setting`);
+  const risky = Object.entries(props)
+    .filter(([key, p]) => /workers|path|configFile|kubeconfig|directory|include|defaultWorker/.test(key) || /executable|command/i.test(p.description ?? ''))
+    .map(([key]) => key);
+  for (const key of risky) assert.ok(restricted.includes(key), `${key} must be in restrictedConfigurations`);
+});
+
+test('activation: implied by commands and views, plus onLanguage:python; never "*"', () => {
+  assert.deepEqual(pkg.activationEvents, ['onLanguage:python']);
+});
+
+test('.vscodeignore is an allow-list that ships no sources and no node_modules', () => {
+  const lines = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  assert.equal(lines[0], '**');
+  for (const l of lines.slice(1)) {
+    assert.ok(l.startsWith('!'), l);
+    assert.doesNotMatch(l, /node_modules|src\/|\.ts$/);
+  }
+});
