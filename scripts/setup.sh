@@ -7,7 +7,15 @@
 # Needs root (or SUDO=sudo) for apt-get; everything else stays inside the repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+demo=false
+if [ "${1:-}" = "--demo" ]; then demo=true; fi
+if $demo; then
+  # The demo needs npm dependencies, python3, and a VS Code: desktop `code` or the offline host.
+  want=(ca-certificates)
+  command -v code >/dev/null || want+=(chromium libkrb5-dev ripgrep)
+else
 want=(chromium libkrb5-dev ripgrep openssh-server openssh-client zsh fish tcsh neovim iproute2 ca-certificates debian-archive-keyring)
+fi
 missing=()
 for p in "${want[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -21,9 +29,11 @@ if [ ! -f "$lock_marker" ] || ! cmp -s package-lock.json "$lock_marker"; then
   npm ci --no-audit --no-fund
   cp package-lock.json "$lock_marker"
 fi
-echo "[setup] VS Code test host"
-bash test/vscode-host/install.sh
-if [ -f scripts/criu-sysroot.sh ]; then
+if ! $demo || ! command -v code >/dev/null; then
+  echo "[setup] VS Code test host"
+  bash test/vscode-host/install.sh
+fi
+if ! $demo && [ -f scripts/criu-sysroot.sh ]; then
   echo "[setup] CRIU"
   bash scripts/criu-sysroot.sh || echo "[setup] CRIU could not be prepared; the CRIU tests will say why" >&2
 fi
