@@ -14,6 +14,7 @@ const check = (name, fn) => {
 };
 
 check('vsce package', () => {
+  fs.rmSync(vsix, { force: true });
   fs.mkdirSync(path.dirname(vsix), { recursive: true });
   execFileSync('npm', ['run', '--silent', 'package'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   if (!fs.existsSync(vsix)) throw new Error('no VSIX written');
