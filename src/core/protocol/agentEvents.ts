@@ -176,7 +176,7 @@ export function parseAgentLine(line: string): ParsedLine {
   } catch {
     return { ok: false, problem: 'not-json', detail: line.slice(0, 200) };
   }
-  if (typeof value !== 'object' || value === null) return { ok: false, problem: 'not-json', detail: line.slice(0, 200) };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, problem: 'not-json', detail: line.slice(0, 200) };
   const v = (value as { v?: unknown }).v;
   if (v !== PROTOCOL_VERSION) return { ok: false, problem: 'version', detail: `protocol version ${JSON.stringify(v)}, expected ${PROTOCOL_VERSION}` };
   const type = (value as { type?: unknown }).type;

@@ -68,6 +68,8 @@ export const CriuSettings = z.strictObject({
   /** cuda-checkpoint executable; when absent the agent uses the driver API through ctypes. */
   cudaCheckpointPath: z.string().min(1).optional(),
   extraArgs: z.array(z.string()).default([]),
+  /** Extra arguments for `criu restore` (e.g. `--tcp-established`). */
+  restoreExtraArgs: z.array(z.string()).default([]),
 });
 
 export const WorkerProfile = z
@@ -88,6 +90,11 @@ export const WorkerProfile = z
     controlDir: z.string().min(1).optional(),
     captureMode: CaptureMode.default('protocol'),
     captureCommand: z.array(z.string()).min(1).optional(),
+    /** Written to restore-context.json as `{"env": …}` before restore-complete; `null` unsets a variable in the restored worker. */
+    restoreContextEnv: z
+      .record(z.string(), z.string().nullable())
+      .default({})
+      .refine((e) => Object.keys(e).every((k) => envName.test(k)), { message: 'restoreContextEnv names must match [A-Za-z_][A-Za-z0-9_]*' }),
     /** Expected data-parallel ranks (warm-up must be seen on each); default: the ranks seen in the logs. */
     dataParallelSize: z.number().int().min(1).max(1024).optional(),
     smoke: SmokeSettings.default(SmokeSettings.parse({})),

@@ -1,0 +1,42 @@
+/**
+ * The two numbers a snapshot run is judged by: how long the restore took and how long warm-up took.
+ * Preference: an explicit timing the workflow recorded as evidence (the agent's restore timing),
+ * else the step's own start/end, else (warm-up only) the rank markers.
+ */
+import type { StepRecord } from '../workflow/types';
+import type { RankMarker } from './runState';
+
+function timingEvidence(step: StepRecord | undefined, word: RegExp): number | undefined {
+  const e = step?.evidence.find((x) => x.kind === 'timing' && typeof x.valueMs === 'number' && word.test(x.text));
+  return e?.valueMs;
+}
+
+function stepDuration(step: StepRecord | undefined): number | undefined {
+  if (!step || step.startedAt === undefined || step.endedAt === undefined) return undefined;
+  if (step.state === 'skipped' || step.state === 'pending') return undefined;
+  return Math.max(0, step.endedAt - step.startedAt);
+}
+
+export function restoreMs(steps: ReadonlyMap<string, StepRecord> | readonly StepRecord[]): number | undefined {
+  const restore = find(steps, 'restore');
+  return timingEvidence(restore, /restore/i) ?? stepDuration(restore);
+}
+
+export function warmupMs(
+  steps: ReadonlyMap<string, StepRecord> | readonly StepRecord[],
+  markers: readonly RankMarker[] = [],
+): number | undefined {
+  const warmup = find(steps, 'warmup');
+  const fromSteps = timingEvidence(warmup, /warm/i) ?? stepDuration(warmup);
+  if (fromSteps !== undefined) return fromSteps;
+  // From the markers: first warm-up start on any rank to the last rank reaching pause/ready.
+  const starts = markers.filter((m) => m.phase === 'warmup').map((m) => m.at);
+  if (starts.length === 0) return undefined;
+  const t0 = Math.min(...starts);
+  const ends = markers.filter((m) => (m.phase === 'pause' || m.phase === 'ready') && m.at >= t0).map((m) => m.at);
+  return ends.length ? Math.max(...ends) - t0 : undefined;
+}
+
+function find(steps: ReadonlyMap<string, StepRecord> | readonly StepRecord[], name: string): StepRecord | undefined {
+  return Array.isArray(steps) ? (steps as readonly StepRecord[]).find((s) => s.name === name) : (steps as ReadonlyMap<string, StepRecord>).get(name);
+}

@@ -1,0 +1,222 @@
+/**
+ * Runs the workflow on a session: plans the steps, runs each with its verdict, turns throws into
+ * failed / cancelled records, stops what the run started when it fails or is cancelled, writes the
+ * run record, and emits a RunEvent for every change. The extension, the CLI and the bench all call
+ * `runWorkflow`; nothing here knows who is watching.
+ */
+import { setMaxListeners } from 'node:events';
+import path from 'node:path';
+import type { ExitCauseFinder, RunContext, RunMetrics, StepImpl } from './context';
+import { SourceExitedError } from './context';
+import { OPTIONAL_STEPS, planRun } from './plan';
+import { pruneRecords, recordFileName, RUN_RECORD_SCHEMA, RUN_RECORD_VERSION, writeRecord, type RunRecord } from './records';
+import type { WorkerSession } from './session';
+import { StepBook } from './stepBook';
+import { armCapture, captureStep, sourceExitStep } from './steps/capture';
+import { connectStep, preflightStep } from './steps/connect';
+import { restoreStep, resumeStep } from './steps/restore';
+import { smokeStep } from './steps/smokeStep';
+import { readyStep, startStep, warmupStep } from './steps/source';
+import { STEP_NAMES, isFinal, outcomeOf, type Evidence, type RunEvent, type StepName } from './types';
+import { CancelledError, TimeoutError } from './waiter';
+
+const IMPLS: Record<Exclude<StepName, 'report'>, StepImpl> = {
+  connect: connectStep,
+  preflight: preflightStep,
+  start: startStep,
+  warmup: warmupStep,
+  ready: readyStep,
+  capture: captureStep,
+  sourceExit: sourceExitStep,
+  restore: restoreStep,
+  resume: resumeStep,
+  smoke: smokeStep,
+};
+
+/** Which profile timeout bounds a step (named in a timeout verdict so the user knows what to raise). */
+const TIMEOUT_SETTING: Partial<Record<StepName, string>> = {
+  connect: 'timeouts.connectSeconds',
+  preflight: 'timeouts.connectSeconds',
+  start: 'timeouts.connectSeconds',
+  warmup: 'timeouts.readySeconds',
+  ready: 'timeouts.readySeconds',
+  capture: 'timeouts.captureSeconds',
+  sourceExit: 'timeouts.exitSeconds',
+  restore: 'timeouts.restoreSeconds',
+  resume: 'timeouts.restoreSeconds',
+  smoke: 'timeouts.requestSeconds',
+};
+
+export interface RunWorkflowOptions {
+  runId?: string;
+  /** Steps asked for; prerequisites are added (plan.ts). Default: every step. */
+  steps?: readonly StepName[];
+  signal?: AbortSignal;
+  emit?: (e: RunEvent) => void;
+  now?: () => number;
+  fetchImpl?: typeof fetch;
+  findExitCause?: ExitCauseFinder;
+  /** Leave the source / restored worker running when the run passes (palette commands that stop half-way). */
+  keepRunning?: boolean;
+  /** Directory for the run record (one JSON file per run); none: the record is only returned. */
+  recordsDir?: string;
+  /** Records kept in `recordsDir` (dynamoSnapshot.runs.keep); older ones are pruned after the write. */
+  keepRecords?: number;
+  /** Local directory of the per-rank log files (the log router's), recorded for the report. */
+  localLogDir?: string;
+}
+
+export function newRunId(worker: string, at = new Date()): string {
+  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z').replace('T', '-');
+  return `${stamp}-${worker.replace(/[^A-Za-z0-9_.-]/g, '_')}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+function errorEvidence(rc: RunContext): Evidence[] {
+  return rc.session.tracker.tail(15).map((text) => ({ kind: 'log', text }));
+}
+
+async function runStep(rc: RunContext, name: Exclude<StepName, 'report'>): Promise<void> {
+  const { book, signal } = rc;
+  book.start(name);
+  try {
+    await IMPLS[name](rc);
+    if (!isFinal(book.get(name).state)) {
+      if (signal.aborted) book.finish(name, 'cancelled', 'cancelled by the user');
+      else book.finish(name, 'failed', 'the step ended without a verdict');
+    }
+  } catch (e) {
+    if (e instanceof CancelledError || signal.aborted) {
+      book.finish(name, 'cancelled', 'cancelled by the user');
+    } else if (e instanceof TimeoutError) {
+      const setting = TIMEOUT_SETTING[name];
+      book.finish(name, 'failed', `${e.message}${setting ? ` (profile ${setting})` : ''}`, errorEvidence(rc));
+    } else if (e instanceof SourceExitedError) {
+      book.finish(name, 'failed', e.message, errorEvidence(rc));
+    } else {
+      book.finish(name, 'failed', e instanceof Error ? e.message : String(e), errorEvidence(rc));
+    }
+  }
+}
+
+export async function runWorkflow(session: WorkerSession, o: RunWorkflowOptions = {}): Promise<RunResult> {
+  const now = o.now ?? Date.now;
+  const signal = o.signal ?? new AbortController().signal;
+  // Every wait, deadline and smoke request listens on the run's signal for a while; dozens is normal.
+  setMaxListeners(200, signal);
+  const runId = o.runId ?? newRunId(session.profile.name);
+  const events: RunEvent[] = [];
+  const emit = (e: RunEvent): void => {
+    if (e.type !== 'log-lines') events.push(e);
+    o.emit?.(e);
+  };
+  const plan = planRun(o.steps, session.stage);
+  if (plan.fresh) await session.stopSource();
+  const book = new StepBook(runId, emit, now);
+  const metrics: RunMetrics = {};
+  const rc: RunContext = { runId, session, book, signal, now, fetchImpl: o.fetchImpl, findExitCause: o.findExitCause, metrics, planned: plan.run };
+  const startedAt = now();
+  session.emitter = { runId, emit };
+  emit({ type: 'run-started', runId, worker: session.profile.name, at: startedAt, steps: plan.run });
+  const requested = new Set(o.steps ?? STEP_NAMES);
+  for (const name of STEP_NAMES) {
+    if (plan.run.includes(name)) continue;
+    const why = OPTIONAL_STEPS.includes(name) && !requested.has(name) ? 'not requested' : STEP_NAMES.indexOf(name) < STEP_NAMES.indexOf(plan.run[0]!) ? 'done earlier in this session' : 'not part of this run';
+    book.finish(name, 'skipped', why);
+  }
+
+  const startedSource = plan.run.includes('start');
+  for (const name of plan.run) {
+    if (name === 'report') break;
+    if (signal.aborted) break;
+    await runStep(rc, name);
+    if (book.get(name).state === 'failed' || book.get(name).state === 'cancelled') break;
+    if (name === 'start' && plan.run.includes('capture')) armCapture(rc);
+  }
+  session.disarmCapture();
+  // Whatever the loop did not reach: the first one is cancelled when the user cancelled, the rest skipped.
+  let cancelNoted = book.list().some((s) => s.state === 'cancelled');
+  for (const name of plan.run) {
+    if (name === 'report' || isFinal(book.get(name).state)) continue;
+    if (signal.aborted && !cancelNoted) {
+      book.finish(name, 'cancelled', 'cancelled by the user');
+      cancelNoted = true;
+    } else {
+      book.finish(name, 'skipped', signal.aborted ? 'run cancelled' : 'an earlier step failed');
+    }
+  }
+  const failed = signal.aborted || book.list().some((s) => s.state === 'failed' || s.state === 'cancelled');
+
+  book.start('report');
+  const cleanup: Evidence[] = [];
+  // Stop what this run (or this session) started unless the caller keeps a healthy worker for the next command.
+  if (session.handle && (failed || !o.keepRunning)) {
+    try {
+      await session.stopSource();
+      cleanup.push({ kind: 'note', text: `stopped the worker's processes (process group ${session.handle.pgid})` });
+    } catch (e) {
+      cleanup.push({ kind: 'note', text: `could not stop the worker's processes: ${e instanceof Error ? e.message : String(e)}` });
+    }
+  } else if (session.handle && startedSource) {
+    cleanup.push({ kind: 'note', text: `left running for the next command: process group ${session.handle.pgid}` });
+  }
+  const file = o.recordsDir ? path.join(o.recordsDir, recordFileName(runId)) : undefined;
+  if (file) cleanup.push({ kind: 'note', text: `run record ${file}`, location: { file, line: 0 } });
+  book.finish('report', 'passed', file ? `report ready; run record ${file}` : 'report ready (run record not saved: no records directory)', cleanup);
+  const endedAt = now();
+  const outcome = outcomeOf(book.list());
+  emit({ type: 'run-ended', runId, at: endedAt, outcome });
+  session.emitter = undefined;
+  const record = buildRecord(session, runId, startedAt, endedAt, book, metrics, events, o.localLogDir);
+  const result: RunResult = { record, file };
+  if (o.recordsDir) {
+    try {
+      await writeRecord(o.recordsDir, record);
+      if (o.keepRecords !== undefined) await pruneRecords(o.recordsDir, o.keepRecords);
+    } catch (e) {
+      // The run itself is over and judged; a full disk must not turn it into a failure, but it is said.
+      result.file = undefined;
+      result.saveError = `could not save the run record in ${o.recordsDir}: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+  return result;
+}
+
+export interface RunResult {
+  record: RunRecord;
+  /** Where the record was written. */
+  file?: string;
+  saveError?: string;
+}
+
+function buildRecord(
+  session: WorkerSession,
+  runId: string,
+  startedAt: number,
+  endedAt: number,
+  book: StepBook,
+  metrics: RunMetrics,
+  events: RunEvent[],
+  localLogDir: string | undefined,
+): RunRecord {
+  const p = session.profile;
+  const steps = book.list();
+  const h = session.hello;
+  return {
+    schema: RUN_RECORD_SCHEMA,
+    version: RUN_RECORD_VERSION,
+    runId,
+    worker: p.name,
+    transport: p.transport.kind,
+    backend: p.backend,
+    captureMode: p.captureMode,
+    startedAt,
+    endedAt,
+    outcome: outcomeOf(steps),
+    steps,
+    metrics: { ...metrics },
+    host: h ? { hostname: h.hostname, gpus: h.gpus.map((g) => g.name), driverVersion: h.driverVersion } : undefined,
+    ranks: session.tracker.all().map((r) => ({ id: r.id, lines: r.lines, markers: Object.fromEntries(Object.entries(r.seen).map(([k, v]) => [k, v.at])) })),
+    logs: { runDir: session.handle?.runDir, workerFiles: session.handle?.logFiles ?? [], localDir: localLogDir },
+    events: events.filter((e) => e.type !== 'log-lines') as RunRecord['events'],
+  };
+}

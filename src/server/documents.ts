@@ -1,0 +1,88 @@
+/**
+ * Open documents with one syntax tree each, kept current incrementally (python-analysis.md §6.1):
+ * every LSP change is turned into a tree-sitter `Edit` against the text before the change, and the
+ * next validation re-parses with the edited tree. Documents that fail the pre-filter hold no tree.
+ */
+import { TextDocuments, type TextDocumentContentChangeEvent } from 'vscode-languageserver';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { Edit, type Parser, type Point, type Tree } from 'web-tree-sitter';
+import { mayHaveFindings } from '../lint/analyze';
+
+interface TreeState {
+  tree: Tree;
+  /** The tree has edits applied but is not re-parsed yet. */
+  stale: boolean;
+}
+
+function endPoint(start: Point, text: string): Point {
+  const lines = text.split('\n');
+  if (lines.length === 1) return { row: start.row, column: start.column + text.length };
+  return { row: start.row + lines.length - 1, column: lines[lines.length - 1]!.length };
+}
+
+export class DocumentStore {
+  private readonly trees = new Map<string, TreeState>();
+  readonly documents: TextDocuments<TextDocument>;
+
+  constructor(private readonly parser: Parser) {
+    this.documents = new TextDocuments<TextDocument>({
+      create: (uri, languageId, version, content) => TextDocument.create(uri, languageId, version, content),
+      update: (doc, changes, version) => this.applyChanges(doc, changes, version),
+    });
+  }
+
+  /** Applies LSP changes to `doc` and, when the document has a tree, the matching tree edits. */
+  applyChanges(doc: TextDocument, changes: TextDocumentContentChangeEvent[], version: number): TextDocument {
+    for (const change of changes) {
+      const state = this.trees.get(doc.uri);
+      if (state && 'range' in change) {
+        const startIndex = doc.offsetAt(change.range.start);
+        const startPosition = { row: change.range.start.line, column: change.range.start.character };
+        state.tree.edit(
+          new Edit({
+            startIndex,
+            oldEndIndex: doc.offsetAt(change.range.end),
+            newEndIndex: startIndex + change.text.length,
+            startPosition,
+            oldEndPosition: { row: change.range.end.line, column: change.range.end.character },
+            newEndPosition: endPoint(startPosition, change.text),
+          }),
+        );
+        state.stale = true;
+      } else if (state) {
+        // A full-text change: nothing of the old tree can be reused.
+        this.drop(doc.uri);
+      }
+      doc = TextDocument.update(doc, [change], version);
+    }
+    return doc;
+  }
+
+  /**
+   * The current tree for `doc`, parsing only if the pre-filter passes (`undefined` means the file has
+   * no exit-like name and cannot have findings).
+   */
+  treeFor(doc: TextDocument): Tree | undefined {
+    const text = doc.getText();
+    if (!mayHaveFindings(text)) {
+      this.drop(doc.uri);
+      return undefined;
+    }
+    const state = this.trees.get(doc.uri);
+    if (state && !state.stale) return state.tree;
+    const tree = this.parser.parse(text, state?.tree ?? null);
+    if (!tree) throw new Error(`tree-sitter returned no tree for ${doc.uri}`);
+    state?.tree.delete();
+    this.trees.set(doc.uri, { tree, stale: false });
+    return tree;
+  }
+
+  drop(uri: string): void {
+    this.trees.get(uri)?.tree.delete();
+    this.trees.delete(uri);
+  }
+
+  get treeCount(): number {
+    return this.trees.size;
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Validation scheduling: immediately on open, debounced while typing (or only on save), one
+ * validation per document at a time, newest version wins. Each run is timed and reported
+ * (`dynamoSnapshot/validationReport`), with a log warning past the `timeBudget.onValidation` limits.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Connection } from 'vscode-languageserver';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { Tree } from 'web-tree-sitter';
+import { analyze } from '../lint/analyze';
+import type { Finding } from '../lint/types';
+import type { LintSettings } from '../shared/lintSettings';
+import { SERVER_BUSY, VALIDATION_REPORT, type ServerBusy, type ValidationReport } from '../shared/lspProtocol';
+import { toDiagnostic } from './convert';
+import type { DocumentStore } from './documents';
+import type { SettingsCache } from './settings';
+import { fileInfo } from './paths';
+
+/** Typing pauses shorter than this do not start a validation (python-analysis.md §6.1: 150–250 ms). */
+export const DEBOUNCE_MS = 200;
+/** Documents this large get a busy notification: their parse is long enough to show. */
+const BUSY_CHARS = 256 * 1024;
+
+export interface Analysis {
+  findings: Finding[];
+  tree: Tree | undefined;
+  settings: LintSettings;
+}
+
+export class Validator {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+
+  constructor(
+    private readonly connection: Connection,
+    private readonly store: DocumentStore,
+    private readonly settings: SettingsCache,
+    private readonly workspaceRoots: () => string[],
+  ) {}
+
+  /** Findings for the document as it is now (used by code actions and fix-all). */
+  async analyzeNow(doc: TextDocument): Promise<Analysis> {
+    const settings = await this.settings.get(doc.uri);
+    if (!settings.enable) return { findings: [], tree: undefined, settings };
+    const tree = this.store.treeFor(doc);
+    const findings = tree ? analyze(tree, doc.getText(), fileInfo(doc.uri, this.workspaceRoots()), settings) : [];
+    return { findings, tree, settings };
+  }
+
+  schedule(doc: TextDocument, reason: 'open' | 'change' | 'save' | 'config'): void {
+    void this.settings.get(doc.uri).then((s) => {
+      if (reason === 'change' && s.run === 'onSave') return;
+      const delay = reason === 'change' ? DEBOUNCE_MS : 0;
+      clearTimeout(this.timers.get(doc.uri));
+      this.timers.set(doc.uri, setTimeout(() => void this.run(doc.uri), delay));
+    });
+  }
+
+  cancel(uri: string): void {
+    clearTimeout(this.timers.get(uri));
+    this.timers.delete(uri);
+    void this.connection.sendDiagnostics({ uri, diagnostics: [] });
+  }
+
+  private async run(uri: string): Promise<void> {
+    this.timers.delete(uri);
+    const doc = this.store.documents.get(uri);
+    if (!doc) return;
+    const big = doc.getText().length > BUSY_CHARS;
+    if (big) void this.connection.sendNotification(SERVER_BUSY, { busy: true } satisfies ServerBusy);
+    const t0 = performance.now();
+    try {
+      const { findings, tree, settings } = await this.analyzeNow(doc);
+      const ms = performance.now() - t0;
+      // A newer version arrived while settings were fetched: its own validation is scheduled.
+      if (this.store.documents.get(uri)?.version !== doc.version) return;
+      const diagnostics = findings.map((f) => toDiagnostic(f, uri));
+      await this.connection.sendDiagnostics({ uri, version: doc.version, diagnostics });
+      this.report(uri, doc.version, ms, findings.length, !tree, settings);
+    } catch (e) {
+      this.connection.console.error(`validation of ${uri} failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+    } finally {
+      if (big) void this.connection.sendNotification(SERVER_BUSY, { busy: false } satisfies ServerBusy);
+    }
+  }
+
+  private report(uri: string, version: number, ms: number, findings: number, skipped: boolean, settings: LintSettings): void {
+    const budget = settings.timeBudget.onValidation;
+    const state = ms > budget.error ? 'error' : ms > budget.warn ? 'warn' : 'ok';
+    if (state !== 'ok') {
+      this.connection.console.warn(
+        `Validating ${uri} took ${ms.toFixed(0)} ms, over the ${state === 'error' ? budget.error : budget.warn} ms budget (dynamoSnapshot.lint.timeBudget.onValidation)`,
+      );
+    }
+    const params: ValidationReport = { uri, version, ms: Math.round(ms * 10) / 10, findings, state, skipped };
+    void this.connection.sendNotification(VALIDATION_REPORT, params);
+  }
+}

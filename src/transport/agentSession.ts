@@ -1,0 +1,82 @@
+/**
+ * One run of the agent on the worker: spawn it through the transport, hand it its script, and turn
+ * its stdout into validated events. Malformed, oversized, unknown and wrong-version lines and
+ * anything on stderr are reported through onProblem and skipped, never fatal.
+ */
+import { MAX_EVENT_LINE_BYTES, parseAgentLine, type AgentEvent } from '../core/protocol/agentEvents';
+import type { ProtocolProblem } from '../core/worker/types';
+import { agentArgv } from './agentLoader';
+import { readLines } from './lines';
+import { TransportError, type ExitStatus, type RemoteProcess, type WorkerTransport } from './types';
+
+export interface AgentSession {
+  /** Validated events in order; ends when the agent's stdout ends. Throws TransportError when the worker was not reached. */
+  events(): AsyncGenerator<AgentEvent>;
+  /** Closes the agent's stdin: it stops what it runs attached and exits. */
+  close(): void;
+  kill(): void;
+  readonly exited: Promise<ExitStatus>;
+}
+
+const STDERR_KEEP = 16 * 1024;
+
+export function startAgent(
+  transport: WorkerTransport,
+  python: string,
+  script: Buffer,
+  subcommand: string,
+  config: unknown,
+  onProblem: (p: ProtocolProblem) => void = () => undefined,
+): AgentSession {
+  const proc: RemoteProcess = transport.spawn(agentArgv(python, script, subcommand, config));
+  proc.stdin.write(script);
+  let stderrTail = '';
+  proc.stderr.setEncoding('utf8');
+  proc.stderr.on('data', (s: string) => {
+    stderrTail = (stderrTail + s).slice(-STDERR_KEEP);
+    for (const line of s.split('\n')) if (line.trim()) onProblem({ kind: 'stderr', detail: line.slice(0, 2000) });
+  });
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    proc.stdin.end();
+  };
+  async function* events(): AsyncGenerator<AgentEvent> {
+    let gotOutput = false;
+    for await (const item of readLines(proc.stdout, MAX_EVENT_LINE_BYTES)) {
+      gotOutput = true;
+      if ('oversized' in item) {
+        onProblem({ kind: 'oversized', detail: `${item.oversized} bytes without a newline` });
+        continue;
+      }
+      if (item.line.trim() === '') continue;
+      const r = parseAgentLine(item.line);
+      if (r.ok) yield r.event;
+      else onProblem({ kind: r.problem, detail: r.detail });
+    }
+    const status = await proc.exited;
+    const failure = explainFailure(transport, python, status, stderrTail, gotOutput);
+    if (failure) throw failure;
+  }
+  return { events, close, kill: () => proc.kill('SIGKILL'), exited: proc.exited };
+}
+
+/** Exit statuses that mean "the agent never ran", turned into messages that say what to try. */
+function explainFailure(t: WorkerTransport, python: string, s: ExitStatus, stderr: string, gotOutput: boolean): TransportError | undefined {
+  if (gotOutput) return undefined;
+  const last = stderr.trim().split('\n').slice(-3).join(' | ');
+  const viaTransport = t.explainFailure?.(s, stderr);
+  if (viaTransport) return viaTransport;
+  if (s.code === 127 || /not found|No such file/.test(last)) {
+    return new TransportError(
+      `Python "${python}" was not found on ${t.label}`,
+      'Set the worker profile\'s "python" to a Python 3.8+ interpreter that exists there',
+      last,
+    );
+  }
+  if (s.code !== 0) {
+    return new TransportError(`the agent could not start on ${t.label} (exit ${s.code ?? s.signal})`, `stderr: ${last || '(empty)'}`, last);
+  }
+  return undefined;
+}

@@ -1,0 +1,106 @@
+/**
+ * The kubernetes transport: kubectl (kubeconfig merging, exec credential plugins, proxies behave as
+ * in a terminal). `kubectl exec -i POD -- argv` passes argv without any shell, so no quoting is
+ * needed; the pod is resolved from the profile's name or label selector with `get -o json` (zod).
+ */
+import { z } from 'zod';
+import type { KubernetesTransport as KubeSpec } from '../core/settings/workerProfile';
+import type { ConnectionEnvironment } from '../core/worker/types';
+import { runArgv, spawnArgv } from './process';
+import { TransportError, type ExitStatus, type RemoteProcess, type RunOptions, type RunResult, type WorkerTransport } from './types';
+
+type Spec = z.output<typeof KubeSpec>;
+
+const Pod = z.looseObject({
+  metadata: z.looseObject({ name: z.string(), namespace: z.string().optional() }),
+  spec: z.looseObject({ containers: z.array(z.looseObject({ name: z.string() })) }).optional(),
+  status: z.looseObject({ phase: z.string().optional() }).optional(),
+});
+const PodList = z.looseObject({ items: z.array(Pod) });
+export type Pod = z.output<typeof Pod>;
+
+export class KubernetesTransport implements WorkerTransport {
+  readonly kind = 'kubernetes' as const;
+  private pod: string | undefined;
+
+  constructor(
+    private readonly spec: Spec,
+    private readonly env: ConnectionEnvironment,
+    private readonly connectSeconds = 30,
+  ) {
+    this.pod = spec.pod;
+  }
+
+  get label(): string {
+    return `pod ${this.spec.namespace ?? '(default namespace)'}/${this.pod ?? this.spec.selector ?? '?'}`;
+  }
+
+  baseArgs(): string[] {
+    const a: string[] = [];
+    if (this.env.kubeconfig) a.push('--kubeconfig', this.env.kubeconfig);
+    if (this.spec.context) a.push('--context', this.spec.context);
+    if (this.spec.namespace) a.push('--namespace', this.spec.namespace);
+    a.push(`--request-timeout=${Math.ceil(this.connectSeconds)}s`);
+    return a;
+  }
+
+  async connect(signal?: AbortSignal): Promise<void> {
+    const args = this.spec.pod ? ['get', 'pod', this.spec.pod, '-o', 'json'] : ['get', 'pods', '-l', this.spec.selector!, '-o', 'json'];
+    const r = await runArgv(this.env.kubectlPath, [...this.baseArgs(), ...args], { signal, timeoutMs: (this.connectSeconds + 5) * 1000 });
+    if (r.code !== 0) throw this.failure(r.stderr);
+    let json: unknown;
+    try {
+      json = JSON.parse(r.stdout);
+    } catch {
+      throw new TransportError('kubectl get printed something that is not JSON', 'Check the kubectl path setting', r.stdout.slice(0, 200));
+    }
+    const pods = this.spec.pod ? [Pod.safeParse(json)] : (() => {
+      const l = PodList.safeParse(json);
+      return l.success ? l.data.items.map((p) => ({ success: true as const, data: p })) : [l];
+    })();
+    const running = pods.flatMap((p) => (p.success && p.data.status?.phase === 'Running' ? [p.data] : []));
+    if (running.length === 0) {
+      const what = this.spec.pod ? `pod ${this.spec.pod}` : `no pod matching ${this.spec.selector}`;
+      throw new TransportError(`${what} is not running`, 'Check the profile\'s namespace, pod/selector and context with "kubectl get pods"');
+    }
+    running.sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+    const pod = running[0]!;
+    if (this.spec.container && pod.spec && !pod.spec.containers.some((c) => c.name === this.spec.container)) {
+      throw new TransportError(`pod ${pod.metadata.name} has no container ${this.spec.container}`, `Containers: ${pod.spec.containers.map((c) => c.name).join(', ')}`);
+    }
+    this.pod = pod.metadata.name;
+  }
+
+  execArgs(argv: readonly string[]): string[] {
+    if (!this.pod) throw new TransportError('no pod resolved yet', 'connect() first');
+    const a = [...this.baseArgs(), 'exec', '-i', this.pod];
+    if (this.spec.container) a.push('-c', this.spec.container);
+    return [...a, '--', ...argv];
+  }
+
+  spawn(argv: readonly string[]): RemoteProcess {
+    return spawnArgv(this.env.kubectlPath, this.execArgs(argv));
+  }
+
+  run(argv: readonly string[], options?: RunOptions): Promise<RunResult> {
+    return runArgv(this.env.kubectlPath, this.execArgs(argv), options);
+  }
+
+  explainFailure(status: ExitStatus, stderr: string): TransportError | undefined {
+    if (status.code === 0) return undefined;
+    if (/Unable to connect|connection refused|error: |Error from server/.test(stderr)) return this.failure(stderr);
+    return undefined;
+  }
+
+  private failure(stderr: string): TransportError {
+    const last = stderr.trim().split('\n').filter(Boolean).slice(-2).join(' | ');
+    if (/NotFound/.test(last)) {
+      return new TransportError(`${this.label} was not found: ${last}`, 'Check the profile\'s pod name and namespace with "kubectl get pods"', last);
+    }
+    return new TransportError(`kubectl could not reach ${this.label}: ${last}`, 'Try "kubectl get pods" with the same context and namespace in a terminal', last);
+  }
+
+  async dispose(): Promise<void> {
+    // kubectl keeps nothing open between calls.
+  }
+}

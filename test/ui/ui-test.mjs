@@ -1,0 +1,221 @@
+#!/usr/bin/env node
+// UI-level test in the offline VS Code host (shared/reference/vscode-test-host.md §9, Appendix C):
+// code-server 1.100.3 with this extension in development mode, driven by Debian's headless Chromium
+// through playwright-core, the way a person would: command palette → "Dynamo Snapshot: Run Snapshot
+// Smoke Test" → the Ranks view fills with one row per rank → "Show Lifecycle" → the panel draws the
+// timeline; hovering a segment shows its evidence, and the keyboard reaches the segments. Screenshots
+// go to test-results/ui/.
+//   node test/ui/ui-test.mjs [--shots DIR] [--keep-open]
+// Prints `ui: N passed, N failed` last (scripts/run-tests.mjs reads it).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const hostDir = path.join(root, 'test/vscode-host');
+const require = createRequire(path.join(hostDir, 'package.json'));
+const argv = process.argv.slice(2);
+const arg = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] && !argv[i + 1].startsWith('--') ? argv[i + 1] : dflt;
+};
+const shotDir = path.resolve(arg('shots', path.join(root, 'test-results/ui')));
+fs.mkdirSync(shotDir, { recursive: true });
+
+let codeServer;
+let chromiumMod;
+try {
+  codeServer = path.join(path.dirname(require.resolve('code-server/package.json')), 'out/node/entry.js');
+  chromiumMod = require('playwright-core').chromium;
+} catch (e) {
+  console.log(`ui: skipped — the offline host is not installed in test/vscode-host (${e.message.split('\n')[0]})`);
+  console.log('ui: 0 passed, 0 failed, 1 skipped');
+  process.exit(0);
+}
+const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+if (!fs.existsSync(path.join(root, 'dist/extension.js'))) {
+  console.error('ui: dist/extension.js is missing; run `npm run build` first');
+  process.exit(1);
+}
+
+const freePort = () => new Promise((r) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); });
+const port = await freePort();
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dsw-ui-'));
+const workspace = path.join(tmp, 'workspace');
+fs.cpSync(path.join(root, 'test/fixtures/workspace'), workspace, { recursive: true });
+fs.mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
+fs.writeFileSync(path.join(workspace, '.vscode/settings.json'), JSON.stringify({ 'dynamoSnapshot.defaultWorker': 'local-demo' }, null, 1));
+const userData = path.join(tmp, 'user-data');
+fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
+  'workbench.startupEditor': 'none', 'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false,
+  'telemetry.telemetryLevel': 'off', 'update.mode': 'none', 'workbench.tips.enabled': false,
+  'workbench.colorTheme': process.env.DSW_UI_THEME || 'Default Dark Modern', 'window.commandCenter': false,
+  'workbench.layoutControl.enabled': false, 'chat.commandCenter.enabled': false,
+}));
+const env = { ...process.env, EXTENSIONS_GALLERY: '{}', HOME: path.join(tmp, 'home'), XDG_CONFIG_HOME: path.join(tmp, 'config'), XDG_DATA_HOME: path.join(tmp, 'data') };
+fs.mkdirSync(env.HOME, { recursive: true });
+const server = spawn(process.execPath, [codeServer, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
+  '--disable-workspace-trust', '--disable-getting-started-override', '--user-data-dir', userData, '--extensions-dir', path.join(tmp, 'extensions'), '--ignore-last-opened'],
+{ env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+let log = '';
+server.stdout.on('data', (d) => { log += d; });
+server.stderr.on('data', (d) => { log += d; });
+
+let browser;
+const passed = [];
+const failed = [];
+async function finish(code) {
+  try { await browser?.close(); } catch { /* already gone */ }
+  try { process.kill(-server.pid, 'SIGTERM'); } catch { /* already gone */ }
+  fs.rmSync(tmp, { recursive: true, force: true });
+  for (const p of passed) console.log(`ok - ${p}`);
+  for (const f of failed) console.log(`not ok - ${f}`);
+  console.log(`ui: ${passed.length} passed, ${failed.length} failed`);
+  process.exit(code);
+}
+process.on('SIGINT', () => finish(130));
+
+async function step(name, fn) {
+  const t = Date.now();
+  try {
+    const detail = await fn();
+    passed.push(`${name}${detail ? `: ${detail}` : ''} (${Date.now() - t} ms)`);
+  } catch (e) {
+    failed.push(`${name}: ${e.message.split('\n')[0]}`);
+    await page?.screenshot({ path: path.join(shotDir, `failed-${failed.length}.png`) }).catch(() => {});
+    throw e;
+  }
+}
+
+for (let i = 0; !/HTTP server listening/.test(log); i++) {
+  if (i > 600 || server.exitCode !== null) { console.error(`code-server did not start:\n${log.slice(-2000)}`); await finish(1); }
+  await new Promise((r) => setTimeout(r, 100));
+}
+
+browser = await chromiumMod.launch({ executablePath: chromiumPath, headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'] });
+const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 })).newPage();
+page.on('pageerror', (e) => console.error('[workbench page error]', String(e)));
+const payload = JSON.stringify([['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${port}${root}`], ['skipWelcome', 'true']]);
+const t0 = Date.now();
+
+async function palette(title) {
+  await page.keyboard.press('F1');
+  await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+  await page.keyboard.type(title);
+  await page.waitForSelector(`.quick-input-list .monaco-list-row:has-text("${title}")`, { timeout: 20000 });
+  await page.keyboard.press('Enter');
+}
+const pane = (name) => page.locator(`.pane:has(.pane-header:has-text("${name}"))`);
+async function expand(name) {
+  const header = pane(name).locator('.pane-header');
+  if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
+}
+// The webview's content lives two iframes down (the outer host frame, then the active frame).
+const webview = () => page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+
+try {
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`);
+  await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+  await page.waitForSelector('.statusbar', { timeout: 90000 });
+  await page.waitForTimeout(2500);
+
+  await step('the Dynamo Snapshot container opens from the activity bar with its three views', async () => {
+    await page.locator('.activitybar .action-item a[aria-label^="Dynamo Snapshot"]').first().click();
+    for (const v of ['Workers', 'Ranks', 'Lifecycle']) await pane(v).waitFor({ timeout: 20000 });
+    await expand('Workers');
+    await pane('Workers').locator('.monaco-list-row:has-text("local-demo")').waitFor({ timeout: 20000 });
+    return (await pane('Workers').locator('.monaco-list-row').first().innerText()).replace(/\s+/g, ' ');
+  });
+
+  await step('palette → Run Snapshot Smoke Test → the Ranks view fills with one row per rank', async () => {
+    await palette('Dynamo Snapshot: Run Snapshot Smoke Test');
+    await expand('Ranks');
+    const ranks = pane('Ranks');
+    for (const r of ['DP0', 'DP1']) await ranks.locator(`.monaco-list-row:has-text("${r}")`).waitFor({ timeout: 60000 });
+    await page.screenshot({ path: path.join(shotDir, 'ranks-live.png') });
+    const rows = await ranks.locator('.monaco-list-row').allInnerTexts();
+    return rows.map((s) => s.split('\n')[0]).join(', ');
+  });
+
+  await step('the run finishes: every step has a verdict in the Lifecycle view', async () => {
+    await expand('Lifecycle');
+    const lc = pane('Lifecycle');
+    await lc.locator('.monaco-list-row:has-text("Report")').waitFor({ timeout: 20000 });
+    // The Report step is last: when it has left "pending"/"running", the run is over.
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll('.pane .monaco-list-row')].map((r) => r.textContent || '');
+      const report = rows.find((t) => t.startsWith('Report'));
+      return report && !/pending|running/.test(report);
+    }, undefined, { timeout: 180000 });
+    const rows = await lc.locator('.monaco-list-row').allInnerTexts();
+    return `${rows.length} steps`;
+  });
+
+  await step('a rank row expands to its lifecycle markers with times', async () => {
+    const dp0 = pane('Ranks').locator('.monaco-list-row:has-text("DP0")').first();
+    await dp0.locator('.monaco-tl-twistie').click();
+    await pane('Ranks').locator('.monaco-list-row:has-text("warm-up")').first().waitFor({ timeout: 10000 });
+    const markers = await pane('Ranks').locator('.monaco-list-row[aria-level="2"]').allInnerTexts();
+    if (markers.length < 3) throw new Error(`only ${markers.length} marker rows under DP0`);
+    return `${markers.length} rows under DP0, e.g. ${markers[0].replace(/\s+/g, ' ').slice(0, 60)}`;
+  });
+
+  await step('Show Lifecycle → the panel draws a lane per rank coloured by phase, verdicts and history', async () => {
+    await palette('Dynamo Snapshot: Show Lifecycle');
+    const wv = webview();
+    await wv.locator('.lane .seg.phase-warmup').first().waitFor({ timeout: 30000 });
+    await wv.locator('.badge').waitFor();
+    const lanes = await wv.locator('.lane:not(.steps-lane):not(.axis-row) .lane-label').allInnerTexts();
+    if (!lanes.some((l) => l.startsWith('DP0')) || !lanes.some((l) => l.startsWith('DP1'))) throw new Error(`lanes: ${lanes.join(', ')}`);
+    const badge = await wv.locator('.badge').innerText();
+    const restore = await wv.locator('.figure.restore .value').innerText();
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: path.join(shotDir, 'lifecycle-panel.png') });
+    return `lanes ${lanes.map((l) => l.trim()).join(', ')}; outcome ${badge}; restore ${restore}`;
+  });
+
+  await step('hovering a segment shows its evidence (the marker line)', async () => {
+    const wv = webview();
+    const seg = wv.locator('.lane .seg.phase-warmup').first();
+    await seg.hover();
+    const tip = wv.locator('#tip');
+    await tip.waitFor({ state: 'visible', timeout: 5000 });
+    const text = await tip.innerText();
+    if (!/warm/i.test(text)) throw new Error(`tooltip: ${text}`);
+    await page.screenshot({ path: path.join(shotDir, 'lifecycle-hover.png') });
+    return text.replace(/\s+/g, ' ').slice(0, 90);
+  });
+
+  await step('the keyboard reaches the segments: Tab focuses one, arrows move, each has an aria label', async () => {
+    const wv = webview();
+    await wv.locator('.seg').first().focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    const label = await wv.locator('.seg:focus').getAttribute('aria-label');
+    if (!label) throw new Error('no focused segment with an aria-label');
+    const tipShown = await wv.locator('#tip').isVisible();
+    if (!tipShown) throw new Error('focus does not show the evidence');
+    await page.screenshot({ path: path.join(shotDir, 'lifecycle-keyboard.png') });
+    return label.slice(0, 90);
+  });
+
+  await step('Show Merged Log opens a read-only editor with rank-prefixed lines', async () => {
+    await palette('Dynamo Snapshot: Show Merged Log');
+    await page.waitForSelector('.editor-instance .view-lines:has-text("DP0")', { timeout: 20000 });
+    const tab = await page.locator('.tab.active').innerText();
+    await page.screenshot({ path: path.join(shotDir, 'merged-log.png') });
+    return `tab "${tab.split('\n')[0]}"`;
+  });
+  console.log(`[ui] finished in ${Date.now() - t0} ms`);
+  await finish(0);
+} catch (e) {
+  console.error(`[ui] ${e.stack || e}`);
+  if (process.env.DSW_UI_VERBOSE) console.error(log.slice(-3000));
+  await finish(1);
+}

@@ -1,0 +1,69 @@
+/**
+ * The stand-in engine on its own: the exact lifecycle strings of dynamo-snapshot.md §6, each log
+ * format routed to the right ranks (§7), warm-up skipped on a chosen rank, and both exits.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import test from 'node:test';
+import { execa } from 'execa';
+import { createLogRouter } from '../../../src/core/logs/router';
+import { scratch, STANDIN, waitUntil } from './helpers';
+
+async function runToCapture(args: string[]) {
+  const dir = scratch('standin');
+  const control = path.join(dir, 'ctl');
+  fs.mkdirSync(control);
+  const p = execa('python3', [STANDIN(), '--warmup-seconds', '0.05', '--load-seconds', '0', ...args], {
+    env: { DYN_SNAPSHOT_CONTROL_DIR: control, NCCL_CUMEM_ENABLE: '1' },
+    reject: false,
+    all: true,
+  });
+  await waitUntil(() => fs.existsSync(path.join(control, 'ready-for-snapshot')), 20_000, 'ready-for-snapshot');
+  assert.equal(fs.readFileSync(path.join(control, 'ready-for-snapshot'), 'utf8'), 'ready');
+  fs.writeFileSync(path.join(control, 'snapshot-complete'), 'done\n');
+  const r = await p;
+  return { r, control, out: String(r.all), dir };
+}
+
+test('vLLM format: exact lifecycle lines, per-rank prefixes, os._exit(0) after capture', async () => {
+  const { r, out, control, dir } = await runToCapture(['--dp', '3', '--skip-warmup-rank', '1']);
+  assert.equal(r.exitCode, 0);
+  for (const s of [
+    'Snapshot mode enabled (watcher-driven signals)',
+    "Overriding NCCL_CUMEM_ENABLE='1' with '0' for snapshot mode because cuda-checkpoint does not support cuMem-backed NCCL allocations",
+    'Pausing model',
+    `Ready for snapshot. Polling for sentinel in ${control} (snapshot-complete or restore-complete)`,
+    'Snapshot completion sentinel detected',
+    'Initial vLLM snapshot captured successfully; exiting without destroying the engine',
+  ]) assert.ok(out.includes(s), `missing: ${s}`);
+  const router = createLogRouter({ dir: path.join(dir, 'logs') });
+  router.push('engine.log', out + '\n');
+  assert.deepEqual(router.ranks(), ['main', 'DP0', 'DP1', 'DP2']);
+  const warm = (rank: string) => router.tail(rank).some((l) => l.includes('vLLM snapshot warmup complete'));
+  assert.deepEqual(['DP0', 'DP1', 'DP2'].map(warm), [true, false, true]);
+  assert.deepEqual(fs.readdirSync(control), [], 'ready-for-snapshot and snapshot-complete are cleaned up');
+  router.dispose();
+});
+
+test('SGLang and TRT-LLM formats route to DP/RANK ranks', async () => {
+  for (const [fmt, backend, ranks, capture] of [
+    ['sglang', 'sglang', ['main', 'DP0', 'DP1'], 'SGLang snapshot warmup complete'],
+    ['trtllm', 'trtllm', ['main', 'RANK0', 'RANK1'], 'Initial TRT-LLM snapshot captured successfully; exiting without destroying the engine'],
+  ] as const) {
+    const { r, out, dir } = await runToCapture(['--dp', '2', '--log-format', fmt]);
+    assert.equal(r.exitCode, 0);
+    assert.ok(out.includes(capture), `${fmt}: ${capture}`);
+    const router = createLogRouter({ dir: path.join(dir, 'logs'), backend });
+    router.push('engine.log', out + '\n');
+    assert.deepEqual(router.ranks(), [...ranks]);
+    router.dispose();
+  }
+});
+
+test('--exit-mode systemexit dies by SIGSEGV in the simulated teardown', async () => {
+  const { r, out } = await runToCapture(['--dp', '1', '--exit-mode', 'systemexit']);
+  assert.equal(r.signal, 'SIGSEGV');
+  assert.ok(out.includes('Shutting down engine cores'));
+  assert.ok(!out.includes('exiting without destroying the engine'));
+});
