@@ -51,9 +51,11 @@ async function main(): Promise<void> {
   const profile = WorkerProfile.parse({ name: 'bench', transport: { kind: 'ssh', host: sshd.hosts.bash! }, python: '/usr/bin/python3', command: ['sleep', '600'] });
   const transport: WorkerTransport = LOCAL ? new LocalTransport() : new SshTransport({ kind: 'ssh', host: sshd.hosts.bash!, options: [] }, env);
   const conn = new AgentConnection(profile, env, transport);
+  let handle: Awaited<ReturnType<typeof conn.startSource>> | undefined;
   try {
     await transport.connect();
     const h = await conn.startSource(`bench-${Date.now()}`, AbortSignal.timeout(60_000));
+    handle = h;
     const logDir = `${h.runDir}/logs`;
     const per = Math.floor((SIZE_MB * 1048576) / RANKS);
     let t = Date.now();
@@ -108,8 +110,6 @@ async function main(): Promise<void> {
     const st = router.stats();
     const tails = router.ranks().map((r) => router.tail(r).length);
     router.dispose();
-    await conn.stop(h, 1000);
-    await transport.run(['rm', '-rf', h.runDir]);
 
     const oursBps = got / oursS;
     const catBps = catBytes / catS;
@@ -120,6 +120,10 @@ async function main(): Promise<void> {
     console.log(`extension CPU       : ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s over ${oursS.toFixed(2)} s wall (${((cpu.user + cpu.system) / 1e4 / oursS).toFixed(0)}% of one core)`);
     console.log(`router memory       : retained heap after GC ${mb(heap0)} → max ${mb(retainedMax)} MiB${global.gc ? '' : ' (run with --expose-gc)'}; heap peak ${mb(heapMax)} MiB, rss peak ${mb(rssMax)} MiB; tails ${tails.join(',')} lines (cap 2000/rank)`);
   } finally {
+    if (handle) {
+      await conn.stop(handle, 1000).catch(() => undefined);
+      await transport.run(['rm', '-rf', handle.runDir]).catch(() => undefined);
+    }
     await conn.dispose();
     await sshd.stop();
     fs.rmSync(scratch, { recursive: true, force: true });

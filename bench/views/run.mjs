@@ -39,6 +39,7 @@ console.log(`activate()            ${act.activationMs} ms (views: ${act.viewsReg
 console.log(`bundle load           ${act.bundleLoadMs} ms for ${(act.bundleBytes / 1024).toFixed(0)} KiB — ${ratio(act.bundleLoadMs, act.anchorLoadMs)} of ${act.anchor ?? 'no anchor'} (${act.anchorLoadMs ?? '?'} ms, ${((act.anchorBytes ?? 0) / 1024).toFixed(0)} KiB)`);
 console.log(`flood                 ${flood.ranks} ranks × ${flood.linesPerRank} lines in ${flood.floodMs} ms (${flood.linesPerSecond} lines/s)`);
 console.log(`largest stall         ${flood.largestStallMs} ms (event-loop delay max ${flood.eventLoopDelayMaxMs} ms, p99 ${flood.eventLoopDelayP99Ms} ms) — ${ratio(flood.largestStallMs, flood.idleStallMs)} of idle (${flood.idleStallMs} ms) — target < 100 ms: ${ok(flood.largestStallMs, 100)}`);
+console.log(`worst batch           ${flood.worstBatchMs} ms wall, ${flood.worstBatchCpuMs} ms CPU (largest CPU time of any batch of ${flood.batchLines} lines: ${flood.maxBatchCpuMs} ms); load average ${flood.loadAverage?.join(' ')}`);
 console.log(`memory                live heap (after a full GC) ${flood.liveHeapBeforeMB} MB before → ${flood.liveHeapAfterMB} MB after 1.6M lines; peak heap incl. garbage ${flood.heapPeakMB} MB, rss ${flood.rssMB} MB`);
 console.log(`refreshes             tree ${flood.treeRefreshes}, documents ${flood.documentRenders}, panel ${flood.panelPosts}`);
 console.log(`gc                    largest pause ${flood.gcMaxPauseMs} ms, total ${flood.gcTotalMs} ms`);

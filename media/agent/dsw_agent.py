@@ -340,6 +340,8 @@ class Cuda(object):
     STATES = ("running", "locked", "checkpointed", "failed")
 
     def __init__(self, cli_path=None):
+        if cli_path and not (os.path.isfile(cli_path) or shutil.which(cli_path)):
+            raise AgentError("cuda-checkpoint not found at %s (criu.cudaCheckpointPath)" % cli_path, "cuda-missing")
         self.cli = cli_path or shutil.which("cuda-checkpoint")
         self.lib = None
         if self.cli is None:
@@ -355,7 +357,10 @@ class Cuda(object):
         return "cuda-checkpoint" if self.cli else ("driver-api" if self.lib else None)
 
     def _cli(self, *args):
-        r = subprocess.run([self.cli] + list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+        try:
+            r = subprocess.run([self.cli] + list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+        except (OSError, subprocess.SubprocessError) as e:
+            raise AgentError("cuda-checkpoint %s: %s" % (" ".join(args), e), "cuda")
         out = r.stdout.decode("utf-8", "replace").strip()
         if r.returncode != 0:
             raise AgentError("cuda-checkpoint %s: exit %d: %s" % (" ".join(args), r.returncode, out[-500:]), "cuda")
@@ -573,6 +578,9 @@ def cmd_start(cfg):
             raise AgentError("run %s is already running in %s" % (cfg.get("runId"), run_dir), "run-exists")
         shutil.rmtree(run_dir)
     control = cfg.get("controlDir") or os.path.join(run_dir, "control")
+    # run.json holds the profile's env (tokens, maybe): the run dir is private to the worker user.
+    os.makedirs(run_dir, exist_ok=True)
+    os.chmod(run_dir, 0o700)
     for d in ("logs", "procs", "images"):
         os.makedirs(os.path.join(run_dir, d), exist_ok=True)
     prepare_control_dir(control)

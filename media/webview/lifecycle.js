@@ -200,6 +200,9 @@
       item.append(el('span', 'swatch phase-' + p), PHASE_TITLES[p]);
       l.append(item);
     }
+    const hatch = el('span', 'legend-item');
+    hatch.append(el('span', 'swatch phase-pause inherited'), 'hatched: announced by main for every rank');
+    l.append(hatch);
     return l;
   }
 
@@ -238,7 +241,7 @@
       return { node: box, bars: 0 };
     }
     const max = Math.max(1, ...withData.map((p) => Math.max(p.restoreMs || 0, p.warmupMs || 0)));
-    const W = 640, H = 180, left = 56, bottom = 34, top = 10;
+    const W = 460, H = 210, left = 58, bottom = 34, top = 10;
     const chart = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, class: 'chart', role: 'img' });
     chart.setAttribute('aria-label', withData.map((p) => 'run ' + p.runId + ': restore ' + dur(p.restoreMs) + ', warm-up ' + dur(p.warmupMs)).join('; '));
     const plotH = H - bottom - top;
@@ -322,11 +325,14 @@
       app.append(header(m));
       const t = lanes(m);
       segments = t.segments;
-      app.append(t.node, verdicts(m));
+      app.append(t.node);
     }
     const h = history(msg.history);
     bars = h.bars;
-    app.append(h.node);
+    const bottom = el('div', 'bottom');
+    if (m) bottom.append(verdicts(m));
+    bottom.append(h.node);
+    app.append(bottom);
     // Keep keyboard focus on the same segment across live re-renders.
     if (focused) {
       const again = Array.from(app.querySelectorAll('.seg')).find((s) => /** @type {HTMLElement} */ (s).dataset.key === focused);

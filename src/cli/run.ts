@@ -13,6 +13,7 @@ import { formatSettingProblem } from '../core/settings/settings';
 import type { WorkerProfile } from '../core/settings/workerProfile';
 import type { ConnectionEnvironment } from '../core/worker/types';
 import { workspaceExitCauseFinder } from '../core/workflow/exitCause';
+import { inProcessLinter } from '../core/workflow/exitCauseLint';
 import { parseSteps } from '../core/workflow/plan';
 import { loadSettingsFile } from '../core/workflow/profileFile';
 import { renderReport, ms, stateMark } from '../core/workflow/report';
@@ -177,7 +178,7 @@ export async function runMain(argv: string[]): Promise<number> {
       steps: args.steps,
       signal: ctl.signal,
       emit: progress(t0),
-      findExitCause: workspaceExitCauseFinder(process.cwd()),
+      findExitCause: workspaceExitCauseFinder(process.cwd(), inProcessLinter()),
       recordsDir: args.records ? path.resolve(args.records) : undefined,
       localLogDir: router?.dir,
     });

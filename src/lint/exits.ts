@@ -45,12 +45,33 @@ function aliasesAt(hit: Node): string | undefined {
   return aliased.childForFieldName('alias')?.text;
 }
 
+/**
+ * Deeper than this, code cannot run (CPython refuses more than 200 nested parentheses or 100
+ * indentation levels), and walking up a tree-sitter node's parents costs O(depth) per step: skip it.
+ */
+export const MAX_DEPTH = 1000;
+
+function tooDeep(tree: Tree, index: number): boolean {
+  const cursor = tree.walk();
+  try {
+    let depth = 0;
+    while (cursor.gotoFirstChildForIndex(index)) if (++depth > MAX_DEPTH) return true;
+    return false;
+  } finally {
+    cursor.delete();
+  }
+}
+
 function identifiersMatching(tree: Tree, text: string, re: RegExp): Node[] {
   const out: Node[] = [];
   re.lastIndex = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[0].length === 0) {
+      re.lastIndex++;
+      continue;
+    }
     const node = tree.rootNode.descendantForIndex(m.index, m.index + m[0].length);
-    if (node?.type === 'identifier' && node.startIndex === m.index) out.push(node);
+    if (node?.type === 'identifier' && node.startIndex === m.index && !tooDeep(tree, m.index)) out.push(node);
   }
   return out;
 }
@@ -88,7 +109,8 @@ export function findExits(tree: Tree, text: string, resolver: Resolver): ExitSit
   const aliases = new Set<string>();
   for (const h of hits) {
     const a = aliasesAt(h);
-    if (a && !WORDS.includes(a)) aliases.add(a);
+    // Error recovery can hand back an empty or odd alias; only identifiers make a safe regex.
+    if (a && /^[A-Za-z_][A-Za-z0-9_]*$/.test(a) && !WORDS.includes(a)) aliases.add(a);
   }
   if (aliases.size > 0) hits.push(...identifiersMatching(tree, text, wordRegExp(aliases)));
   const seen = new Set<number>();

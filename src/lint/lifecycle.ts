@@ -46,7 +46,7 @@ function waitVariables(fn: Node, cache: Map<number, Set<string>>): Set<string> {
   const hit = cache.get(fn.id);
   if (hit) return hit;
   const names = new Set<string>();
-  const body = fn.type === 'module' ? fn : fn.childForFieldName('body');
+  const body = fn.type === 'function_definition' || fn.type === 'lambda' || fn.type === 'class_definition' ? fn.childForFieldName('body') : fn;
   if (body && /wait_for_restore|run_lifecycle/.test(body.text)) {
     for (const a of body.descendantsOfType(['assignment', 'named_expression'])) {
       const left = a.childForFieldName(a.type === 'assignment' ? 'left' : 'name');
@@ -111,8 +111,13 @@ function fromSiblings(stmt: Node, vars: Set<string>): Branch | undefined {
 /** The branch of the snapshot lifecycle `node` runs on, looking no further than its function. */
 export function lifecycleBranch(node: Node, cache: Map<number, Set<string>>): Branch | undefined {
   let fn: Node | null = node.parent;
-  while (fn && !FUNCTIONS.has(fn.type)) fn = fn.parent;
-  const vars = fn ? waitVariables(fn, cache) : new Set<string>();
+  let top: Node = node;
+  while (fn && !FUNCTIONS.has(fn.type)) {
+    top = fn;
+    fn = fn.parent;
+  }
+  // Error recovery can make the root an ERROR node instead of `module`: use it as the module.
+  const vars = waitVariables(fn ?? top, cache);
   let child: Node = node;
   for (let p = node.parent; p && !FUNCTIONS.has(p.type); child = p, p = p.parent) {
     if (p.type === 'block') {

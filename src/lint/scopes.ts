@@ -45,7 +45,7 @@ export class Resolver {
     let child: Node = node;
     for (let p = node.parent; p; child = p, p = p.parent) {
       if (!SCOPES.has(p.type)) continue;
-      if (p.type === 'module' || COMPREHENSIONS.has(p.type)) return p;
+      if (p.id === this.root.id || COMPREHENSIONS.has(p.type)) return p;
       const body = p.childForFieldName('body');
       const params = p.childForFieldName('parameters');
       if ((body && body.id === child.id) || (params && params.id === child.id && p.type !== 'class_definition')) return p;
@@ -69,7 +69,8 @@ export class Resolver {
 
   lookup(name: string, at: Node): Origin {
     const chain: Node[] = [];
-    for (let s: Node | null = this.scopeOf(at); s; s = s.type === 'module' ? null : this.scopeOf(s)) chain.push(s);
+    // The root is the module scope even when error recovery made it an ERROR node.
+    for (let s: Node | null = this.scopeOf(at); s; s = s.id === this.root.id ? null : this.scopeOf(s)) chain.push(s);
     for (let i = 0; i < chain.length; i++) {
       const scope = chain[i]!;
       // Code in a nested function does not see the enclosing class body's names.
@@ -106,7 +107,7 @@ export class Resolver {
     if (info) return info;
     info = { node: scope, bindings: new Map(), globals: new Set(), nonlocals: new Set() };
     this.scopes.set(scope.id, info);
-    collect(scope, info);
+    collect(scope, info, scope.id === this.root.id);
     return info;
   }
 }
@@ -123,13 +124,13 @@ function bindTargets(info: ScopeInfo, target: Node | null): void {
   else if (PATTERN_CONTAINERS.has(target.type)) for (const c of target.namedChildren) bindTargets(info, c);
 }
 
-function collect(scope: Node, info: ScopeInfo): void {
+function collect(scope: Node, info: ScopeInfo, isRoot: boolean): void {
   const roots: Node[] = [];
   if (COMPREHENSIONS.has(scope.type)) {
     for (const c of scope.namedChildren) if (c.type === 'for_in_clause') bindTargets(info, c.childForFieldName('left'));
     return;
   }
-  if (scope.type === 'module') roots.push(scope);
+  if (isRoot) roots.push(scope);
   else {
     const params = scope.childForFieldName('parameters');
     if (params) collectParameters(info, params);
@@ -147,9 +148,15 @@ function collect(scope: Node, info: ScopeInfo): void {
       continue;
     }
     if (visit(n, info)) continue;
+    // Inside an expression only a walrus binds; skip big expressions that have none (a generated
+    // 1 MB `a+a+…` line would otherwise be walked node by node).
+    if (EXPRESSION_HOLDERS.has(n.type) && !n.text.includes(':=')) continue;
     for (let i = n.namedChildCount - 1; i >= 0; i--) stack.push(n.namedChild(i)!);
   }
 }
+
+/** Nodes whose children are expressions (apart from the targets handled by `visit`). */
+const EXPRESSION_HOLDERS = new Set(['return_statement', 'binary_operator', 'call', 'argument_list', 'boolean_operator', 'comparison_operator', 'list', 'tuple', 'dictionary', 'set', 'subscript', 'attribute', 'string', 'concatenated_string', 'parenthesized_expression', 'unary_operator', 'not_operator', 'conditional_expression', 'await', 'keyword_argument', 'pair']);
 
 const TYPE_CHECKING = /^(?:typing\.)?TYPE_CHECKING$/;
 

@@ -5,8 +5,12 @@
  */
 import { TextDocuments, type TextDocumentContentChangeEvent } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { Edit, type Parser, type Point, type Tree } from 'web-tree-sitter';
+import { performance } from 'node:perf_hooks';
+import { Edit, type ParseState, type Parser, type Point, type Tree } from 'web-tree-sitter';
 import { mayHaveFindings } from '../lint/analyze';
+
+/** Thrown when a parse passes its deadline; the document is left without findings until it changes. */
+export class ParseTimeout extends Error {}
 
 interface TreeState {
   tree: Tree;
@@ -62,7 +66,7 @@ export class DocumentStore {
    * The current tree for `doc`, parsing only if the pre-filter passes (`undefined` means the file has
    * no exit-like name and cannot have findings).
    */
-  treeFor(doc: TextDocument): Tree | undefined {
+  treeFor(doc: TextDocument, deadlineMs = Infinity): Tree | undefined {
     const text = doc.getText();
     if (!mayHaveFindings(text)) {
       this.drop(doc.uri);
@@ -70,8 +74,16 @@ export class DocumentStore {
     }
     const state = this.trees.get(doc.uri);
     if (state && !state.stale) return state.tree;
-    const tree = this.parser.parse(text, state?.tree ?? null);
-    if (!tree) throw new Error(`tree-sitter returned no tree for ${doc.uri}`);
+    const deadline = performance.now() + deadlineMs;
+    // tree-sitter stops when the progress callback returns true (the typings say void).
+    const progressCallback = (() => performance.now() > deadline) as unknown as (s: ParseState) => void;
+    const tree = this.parser.parse(text, state?.tree ?? null, Number.isFinite(deadlineMs) ? { progressCallback } : undefined);
+    if (!tree) {
+      // A cancelled parse would resume on the next call; start the next one afresh.
+      this.parser.reset();
+      this.drop(doc.uri);
+      throw new ParseTimeout(`parsing ${doc.uri} took over ${deadlineMs} ms; skipped`);
+    }
     state?.tree.delete();
     this.trees.set(doc.uri, { tree, stale: false });
     return tree;

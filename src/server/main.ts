@@ -74,13 +74,21 @@ function start(parser: Awaited<typeof parserReady>): void {
     for (const doc of docs.all()) getValidator().schedule(doc, 'config');
   });
 
-  docs.onDidOpen((e) => getValidator().schedule(e.document, 'open'));
+  // TextDocuments fires onDidChangeContent right after onDidOpen too; that one must not turn the
+  // open's immediate validation into a debounced one.
+  const opened = new Map<string, number>();
+  docs.onDidOpen((e) => {
+    opened.set(e.document.uri, e.document.version);
+    getValidator().schedule(e.document, 'open');
+  });
   docs.onDidChangeContent((e) => {
-    // onDidOpen also fires a content change; the open already scheduled an immediate validation.
-    if (e.document.version > 0 && store.documents.get(e.document.uri)) getValidator().schedule(e.document, 'change');
+    if (opened.get(e.document.uri) === e.document.version) return;
+    opened.delete(e.document.uri);
+    getValidator().schedule(e.document, 'change');
   });
   docs.onDidSave((e) => getValidator().schedule(e.document, 'save'));
   docs.onDidClose((e) => {
+    opened.delete(e.document.uri);
     getValidator().cancel(e.document.uri);
     store.drop(e.document.uri);
     settings?.forget(e.document.uri);
@@ -89,9 +97,14 @@ function start(parser: Awaited<typeof parserReady>): void {
   connection.onCodeAction(async (params, token) => {
     const doc = docs.get(params.textDocument.uri);
     if (!doc || token.isCancellationRequested) return [];
-    const analysis = await getValidator().analyzeNow(doc);
-    if (token.isCancellationRequested) return [];
-    return codeActions(params, { doc, analysis, documentChanges });
+    try {
+      const analysis = await getValidator().analyzeNow(doc);
+      if (token.isCancellationRequested) return [];
+      return codeActions(params, { doc, analysis, documentChanges });
+    } catch (e) {
+      connection.console.warn(`code actions for ${doc.uri}: ${e instanceof Error ? e.message : String(e)}`);
+      return [];
+    }
   });
 
   connection.onExecuteCommand(async (params) => {

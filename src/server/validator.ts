@@ -12,7 +12,7 @@ import type { Finding } from '../lint/types';
 import type { LintSettings } from '../shared/lintSettings';
 import { SERVER_BUSY, VALIDATION_REPORT, type ServerBusy, type ValidationReport } from '../shared/lspProtocol';
 import { toDiagnostic } from './convert';
-import type { DocumentStore } from './documents';
+import { ParseTimeout, type DocumentStore } from './documents';
 import type { SettingsCache } from './settings';
 import { fileInfo } from './paths';
 
@@ -41,7 +41,8 @@ export class Validator {
   async analyzeNow(doc: TextDocument): Promise<Analysis> {
     const settings = await this.settings.get(doc.uri);
     if (!settings.enable) return { findings: [], tree: undefined, settings };
-    const tree = this.store.treeFor(doc);
+    // Past the error budget the parse is abandoned (a generated megabyte expression, say).
+    const tree = this.store.treeFor(doc, settings.timeBudget.onValidation.error);
     const findings = tree ? analyze(tree, doc.getText(), fileInfo(doc.uri, this.workspaceRoots()), settings) : [];
     return { findings, tree, settings };
   }
@@ -77,7 +78,12 @@ export class Validator {
       await this.connection.sendDiagnostics({ uri, version: doc.version, diagnostics });
       this.report(uri, doc.version, ms, findings.length, !tree, settings);
     } catch (e) {
-      this.connection.console.error(`validation of ${uri} failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+      if (e instanceof ParseTimeout) {
+        this.connection.console.warn(e.message);
+        await this.connection.sendDiagnostics({ uri, version: doc.version, diagnostics: [] });
+        const settings = await this.settings.get(uri);
+        this.report(uri, doc.version, performance.now() - t0, 0, true, settings);
+      } else this.connection.console.error(`validation of ${uri} failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
     } finally {
       if (big) void this.connection.sendNotification(SERVER_BUSY, { busy: false } satisfies ServerBusy);
     }

@@ -5,7 +5,7 @@
  */
 import { MAX_EVENT_LINE_BYTES, parseAgentLine, type AgentEvent } from '../core/protocol/agentEvents';
 import type { ProtocolProblem } from '../core/worker/types';
-import { agentArgv } from './agentLoader';
+import { agentInvocation } from './agentLoader';
 import { readLines } from './lines';
 import { TransportError, type ExitStatus, type RemoteProcess, type WorkerTransport } from './types';
 
@@ -28,8 +28,9 @@ export function startAgent(
   config: unknown,
   onProblem: (p: ProtocolProblem) => void = () => undefined,
 ): AgentSession {
-  const proc: RemoteProcess = transport.spawn(agentArgv(python, script, subcommand, config));
-  proc.stdin.write(script);
+  const inv = agentInvocation(python, script, subcommand, config);
+  const proc: RemoteProcess = transport.spawn(inv.argv);
+  proc.stdin.write(inv.stdin);
   let stderrTail = '';
   proc.stderr.setEncoding('utf8');
   proc.stderr.on('data', (s: string) => {

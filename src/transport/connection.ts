@@ -79,7 +79,7 @@ export class AgentConnection implements WorkerConnection {
   async *follow(handle: SourceHandle, options: FollowOptions): AsyncIterable<AgentEvent> {
     const { signal } = options;
     if (signal.aborted) return;
-    const session = await this.session('follow', { runDir: handle.runDir, offsets: options.offsets ?? {} }, options.onProblem);
+    const session = await this.session('follow', { runDir: handle.runDir, offsets: options.offsets ?? {} }, options.onProblem, signal);
     const onAbort = () => session.close();
     signal.addEventListener('abort', onAbort, { once: true });
     const killTimer = () => setTimeout(() => session.kill(), 3000).unref();
@@ -145,9 +145,9 @@ export class AgentConnection implements WorkerConnection {
     return this.transport.kind === 'local' ? { runId, runsBase: path.join(this.env.scratchDir, 'runs') } : { runId };
   }
 
-  private async session(sub: string, cfg: unknown, onProblem?: (p: ProtocolProblem) => void): Promise<AgentSession> {
+  private async session(sub: string, cfg: unknown, onProblem?: (p: ProtocolProblem) => void, signal?: AbortSignal): Promise<AgentSession> {
     if (!this.connected) {
-      await this.transport.connect();
+      await this.transport.connect(signal);
       this.connected = true;
     }
     this.script ??= readAgentScript(this.env.extensionRoot);
@@ -172,7 +172,7 @@ export class AgentConnection implements WorkerConnection {
     doneIsAnswer = false,
   ): Promise<T> {
     signal.throwIfAborted();
-    const session = await this.session(sub, cfg);
+    const session = await this.session(sub, cfg, undefined, signal);
     const onAbort = () => {
       session.close();
       setTimeout(() => session.kill(), 5000).unref();

@@ -44,6 +44,7 @@ STANDIN_DIRS = [os.environ.get("DSW_STANDIN_DIR", ""), os.path.join(HERE, "..", 
 
 
 def load_standin():
+    sys.dont_write_bytecode = True  # no __pycache__ beside the shipped sources
     for d in STANDIN_DIRS:
         if d and os.path.isfile(os.path.join(d, "standin_engine.py")):
             sys.path.insert(0, os.path.abspath(d))

@@ -4,8 +4,9 @@
 #      test/gpu/criu-debs/ (ignored by git). run.sh unpacks them into a private sysroot on the box and
 #      runs criu through that sysroot's own dynamic loader, so the box's libc does not matter.
 #   2. A bundle directory (default out/gpu-bundle, plus out/gpu-bundle.tar.gz) with the same layout as
-#      the repository: test/gpu/{run.sh,smoke.py,gpu_engine.py,criu-debs/}, media/agent, media/engine,
-#      and dist/cli.js when it exists. It prints the size, which must stay ≤ 64 MiB (the box's limit).
+#      the repository: test/gpu/{run.sh,smoke.py,gpu_engine.py,README.md,criu-debs/}, media/agent,
+#      media/engine. No Node, no dist/: the proof drives the agent with Python. It prints the size,
+#      which must stay ≤ 64 MiB (the most a run may carry to the box).
 #
 #   bash test/gpu/prepare.sh [--no-bundle]
 # Env: SUITE (forky), CRIU_VER (4.2.1-1), BUNDLE_DIR (out/gpu-bundle), DEBS (test/gpu/criu-debs).
@@ -77,7 +78,6 @@ for d in media/agent media/engine; do
   if [ -d "$d" ]; then cp -r "$d" "$BUNDLE_DIR/media/"; else echo "[prepare] warning: $d is missing" >&2; fi
 done
 find "$BUNDLE_DIR" -name __pycache__ -prune -exec rm -rf {} +
-if [ -f dist/cli.js ]; then mkdir -p "$BUNDLE_DIR/dist"; cp dist/cli.js "$BUNDLE_DIR/dist/"; cp package.json "$BUNDLE_DIR/"; fi
 tar -C "$(dirname "$BUNDLE_DIR")" -czf "$BUNDLE_DIR.tar.gz" "$(basename "$BUNDLE_DIR")"
 dir_kib=$(du -sk "$BUNDLE_DIR" | cut -f1)
 tar_kib=$(du -k "$BUNDLE_DIR.tar.gz" | cut -f1)

@@ -168,11 +168,34 @@ def gpu_index():
 
 
 def gpu_used_mib():
+    """Used memory of the engine's GPU: nvidia-smi, else NVML through ctypes (this process is never checkpointed)."""
     rows = nvidia_smi("gpu=memory.used", ["-i", gpu_index()])
     try:
-        return float(rows[0][0]) if rows else None
+        if rows:
+            return float(rows[0][0])
     except (ValueError, IndexError):
+        pass
+    return nvml_used_mib(int(gpu_index()))
+
+
+class _NvmlMemory(ctypes.Structure):
+    _fields_ = [("total", ctypes.c_ulonglong), ("free", ctypes.c_ulonglong), ("used", ctypes.c_ulonglong)]
+
+
+def nvml_used_mib(index):
+    try:
+        nv = ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
         return None
+    if nv.nvmlInit_v2() != 0:
+        return None
+    try:
+        h, m = ctypes.c_void_p(), _NvmlMemory()
+        if nv.nvmlDeviceGetHandleByIndex_v2(index, ctypes.byref(h)) != 0 or nv.nvmlDeviceGetMemoryInfo(h, ctypes.byref(m)) != 0:
+            return None
+        return m.used / 1048576.0
+    finally:
+        nv.nvmlShutdown()
 
 
 class GpuSampler(object):
@@ -184,7 +207,7 @@ class GpuSampler(object):
         self.thread = None
 
     def start(self):
-        if not shutil.which("nvidia-smi"):
+        if gpu_used_mib() is None:
             return
         self.thread = threading.Thread(target=self.loop, name="gpu-sampler")
         self.thread.daemon = True
@@ -331,11 +354,14 @@ def unpack_deb(path, dest):
     mode = {"data.tar.xz": "r:xz", "data.tar.gz": "r:gz", "data.tar.bz2": "r:bz2", "data.tar": "r:"}.get(data[0])
     if mode is None:
         raise Failed("%s: %s needs dpkg-deb (Python's tarfile cannot read it)" % (os.path.basename(path), data[0]))
+    # Debian's packages were signature-checked by apt when prepare.sh downloaded them; their symlinks
+    # may be absolute, which Python 3.12+'s default-to-be extraction filters refuse.
+    kw = {"filter": "fully_trusted"} if hasattr(tarfile, "data_filter") else {}
     with tarfile.open(fileobj=io.BytesIO(members[data[0]]), mode=mode) as t:
         for m in t.getmembers():
             if m.name.startswith("/") or ".." in m.name.split("/"):
                 continue
-            t.extract(m, dest)
+            t.extract(m, dest, **kw)
 
 
 def list_debs():
@@ -509,7 +535,8 @@ class Prereqs(object):
         return self
 
     def render(self):
-        out = ["prerequisites (%s):" % ("--cpu: CPU stand-in, CRIU only" if self.args.cpu else "GPU proof")]
+        out = ["prerequisites (%s):" % (("--cpu: %s, CRIU only" % ("CPU stand-in" if self.args.engine == "standin" else "GPU engine on CPU torch"))
+                                         if self.args.cpu else "GPU proof")]
         for name, state, detail in self.lines:
             out.append("  %-8s %-20s %s" % (state, name, detail))
         for m in self.missing:
@@ -710,7 +737,7 @@ class Proof(object):
         a = self.a
         if a.engine == "standin":
             return [self.python, STANDIN, "--dp", str(a.dp), "--memory-mb", "64", "--no-color", "--port", str(port)]
-        small = ["--device", "cpu", "--hidden", "256", "--vocab", "1024", "--max-seq", "256"] if a.cpu else []
+        small = ["--device", "cpu", "--hidden", "256", "--vocab", "1024", "--max-seq", "256", "--memory-mb", "64"] if a.cpu else []
         return [self.python, GPU_ENGINE, "--dp", str(a.dp), "--memory-mb", str(a.memory_mb), "--no-color", "--port", str(port),
                 "--reference-prompt", a.prompt, "--reference-max-tokens", str(a.max_tokens)] + small + list(a.engine_arg)
 
@@ -991,6 +1018,10 @@ class Proof(object):
                 notes.append(str(e))
         left = sweep(self.run_dir, self.started_pids)
         self.sampler.close()
+        img = os.path.join(self.run_dir, "images", "checkpoint")
+        for name in ("dump.log", "restore.log"):
+            if os.path.exists(os.path.join(img, name)):
+                shutil.copyfile(os.path.join(img, name), os.path.join(self.run_dir, "criu-" + name))
         if not self.a.keep:
             shutil.rmtree(os.path.join(self.run_dir, "images"), ignore_errors=True)
             shutil.rmtree(os.path.join(self.work, "criu-sysroot"), ignore_errors=True)
@@ -1047,7 +1078,8 @@ def proc_state(pid):
 
 def header(a, pre, proof):
     f = pre.facts
-    bits = ["DSW real-GPU proof" if not a.cpu else "DSW snapshot proof (--cpu: CPU stand-in, CRIU only, CUDA steps skipped)",
+    engine = "CPU stand-in" if a.engine == "standin" else "GPU engine on CPU torch"
+    bits = ["DSW real-GPU proof" if not a.cpu else "DSW snapshot proof (--cpu: %s, CRIU only, CUDA steps skipped)" % engine,
             platform.node(), "kernel %s" % platform.release()]
     if f.get("gpus"):
         bits.append("%s, driver %s" % (f["gpus"][0], f.get("driver")))
@@ -1097,8 +1129,9 @@ def write_results(a, text, result):
     if out and os.path.isdir(out):
         run_dir = os.path.join(a.work, "run")
         for src, name in ((os.path.join(run_dir, "logs", "engine.log"), "engine.log"),
-                          (os.path.join(run_dir, "images", "checkpoint", "dump.log"), "criu-dump.log"),
-                          (os.path.join(run_dir, "images", "checkpoint", "restore.log"), "criu-restore.log")):
+                          (os.path.join(run_dir, "criu-dump.log"), "criu-dump.log"),
+                          (os.path.join(run_dir, "criu-restore.log"), "criu-restore.log"),
+                          (os.path.join(a.work, "cold-reference.log"), "cold-reference.log")):
             data = read_text(src)
             if data:
                 with open(os.path.join(out, name), "w") as f:

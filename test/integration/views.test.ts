@@ -158,11 +158,41 @@ suite('Views: a local-demo run seen live', () => {
     // Every marker is evidence in some segment of its rank's lane.
     for (const m of markers) {
       const lane = model.lanes.find((l) => l.rank === m.rank)!;
-      assert.ok(lane.segments.some((seg) => seg.phase === m.phase && seg.lines.includes(m.line)), `${m.rank} ${m.phase} is drawn with its line`);
+      assert.ok(lane.segments.some((seg) => seg.phase === m.phase && seg.lines.includes(stripAnsi(m.line))), `${m.rank} ${m.phase} is drawn with its line`);
     }
     assert.strictEqual(model.runId, runId);
     assert.ok(model.restoreMs !== undefined, 'the restore time is shown');
     assert.ok(model.steps.some((s) => s.state !== 'pending'), 'step states are in the model');
+  });
+
+  test('the Lifecycle view shows each step with its final state and its evidence as children', async () => {
+    const { v } = await viewsService();
+    const last = new Map<string, Extract<RunEvent, { type: 'step' }>['step']>();
+    for (const e of events) if (e.type === 'step') last.set(e.step.name, e.step);
+    const nodes = await v.lifecycle.getChildren();
+    assert.ok(nodes.length >= last.size);
+    for (const n of nodes) {
+      if (n.kind !== 'step') continue;
+      const step = last.get(n.name);
+      const item = v.lifecycle.getTreeItem(n);
+      assert.strictEqual(item.contextValue, `step:${step?.state ?? 'pending'}`, n.name);
+      if (step?.verdict) assert.ok(String(item.description).includes(step.verdict), `${n.name} shows its verdict`);
+      assert.strictEqual((await v.lifecycle.getChildren(n)).length, step?.evidence.length ?? 0, `${n.name} evidence children`);
+    }
+  });
+
+  test('an older run\'s logs (only on disk, e.g. after a reload) open from its files, escapes stripped', async () => {
+    const { a } = await viewsService();
+    const old = `20200101-000000Z-old-${Date.now()}`;
+    const dir = path.join(a.ctx.storageDir, 'logs', old);
+    fs.mkdirSync(dir, { recursive: true });
+    try {
+      fs.writeFileSync(path.join(dir, 'DP0.log'), '\x1b[36m(EngineCore_DP0 pid=1)\x1b[0m old line 1\nold line 2\n');
+      const uri = await vscode.commands.executeCommand<vscode.Uri>('dynamoSnapshot.showRankLog', { runId: old, rank: 'DP0' });
+      assert.deepStrictEqual(docFor(uri).getText().split('\n'), ['(EngineCore_DP0 pid=1) old line 1', 'old line 2']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('timestamps toggle re-renders open log documents with arrival times', async () => {

@@ -5,6 +5,8 @@
  * back, and rendered.
  */
 import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import type { WorkbenchApi } from '../../src/extension';
 import { localDemoProfile } from '../../src/core/settings/builtinProfiles';
@@ -97,12 +99,21 @@ suite('Workflow: the snapshot workflow in VS Code', () => {
     const root = vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath;
     const profile = { ...localDemoProfile(root, ['--exit-mode', 'systemexit']), name: 'local-demo-systemexit' };
     void a;
+    // The workspace holds the backend's snapshot module with the bug: the verdict links to its line.
+    const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    const mod = path.join(folder, 'components', 'src', 'dynamo', 'vllm', 'snapshot.py');
+    fs.mkdirSync(path.dirname(mod), { recursive: true });
+    fs.writeFileSync(mod, 'from dynamo.common.snapshot.lifecycle import EngineSnapshotController\n\n\nasync def run(controller: EngineSnapshotController):\n    if not await controller.wait_for_restore():\n        raise SystemExit(0)\n');
     const { record } = await c.run(profile, undefined, 'Snapshot Smoke Test', false);
+    fs.rmSync(path.join(folder, 'components'), { recursive: true, force: true });
     const se = record.steps.find((s) => s.name === 'sourceExit')!;
     assert.strictEqual(se.state, 'failed', se.verdict);
     assert.match(se.verdict!, /SIGSEGV/);
     assert.ok(se.evidence.some((e) => e.kind === 'exit' && /SIGSEGV/.test(e.text)));
     assert.ok(se.evidence.some((e) => e.kind === 'log' && /SystemExit/.test(e.text)), 'the log tail is evidence');
+    const link = se.evidence.find((e) => e.kind === 'diagnostic');
+    assert.ok(link, `a SNAP001 link: ${JSON.stringify(se.evidence.slice(-2))}`);
+    assert.deepStrictEqual(link.location, { file: mod, line: 5 });
     assert.strictEqual(record.steps.find((s) => s.name === 'restore')!.state, 'skipped');
     assert.strictEqual(record.outcome, 'failed');
     runIds.push(record.runId);

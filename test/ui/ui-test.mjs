@@ -99,7 +99,7 @@ for (let i = 0; !/HTTP server listening/.test(log); i++) {
 
 browser = await chromiumMod.launch({ executablePath: chromiumPath, headless: true,
   args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'] });
-const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 })).newPage();
+const page = await (await browser.newContext({ viewport: { width: 1600, height: 1000 }, deviceScaleFactor: 1 })).newPage();
 page.on('pageerror', (e) => console.error('[workbench page error]', String(e)));
 const payload = JSON.stringify([['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${port}${root}`], ['skipWelcome', 'true']]);
 const t0 = Date.now();
@@ -143,18 +143,35 @@ try {
     return rows.map((s) => s.split('\n')[0]).join(', ');
   });
 
-  await step('the run finishes: every step has a verdict in the Lifecycle view', async () => {
+  // The Lifecycle view's description names the run; the Report step is last, so when it has left
+  // "pending"/"running" for that run, the run is over.
+  async function runFinished(previousRun) {
     await expand('Lifecycle');
     const lc = pane('Lifecycle');
     await lc.locator('.monaco-list-row:has-text("Report")').waitFor({ timeout: 20000 });
-    // The Report step is last: when it has left "pending"/"running", the run is over.
-    await page.waitForFunction(() => {
+    await page.waitForFunction((prev) => {
+      const header = [...document.querySelectorAll('.pane-header')].find((h) => /Lifecycle/i.test(h.textContent || ''));
+      const desc = header?.querySelector('.description')?.textContent || '';
+      if (!desc || (prev && desc.startsWith(prev))) return false;
       const rows = [...document.querySelectorAll('.pane .monaco-list-row')].map((r) => r.textContent || '');
       const report = rows.find((t) => t.startsWith('Report'));
-      return report && !/pending|running/.test(report);
-    }, undefined, { timeout: 180000 });
-    const rows = await lc.locator('.monaco-list-row').allInnerTexts();
-    return `${rows.length} steps`;
+      return report && !/pending|running/.test(report) && /passed|failed|cancelled/.test(desc);
+    }, previousRun, { timeout: 180000 });
+    const desc = await lc.locator('.pane-header .description').innerText();
+    return desc.split(' · ')[0];
+  }
+
+  let firstRun = '';
+  await step('the run finishes: every step has a verdict in the Lifecycle view', async () => {
+    firstRun = await runFinished('');
+    const rows = await pane('Lifecycle').locator('.monaco-list-row').allInnerTexts();
+    return `${firstRun}: ${rows.length} steps`;
+  });
+
+  await step('a second run (the history chart compares runs)', async () => {
+    await palette('Dynamo Snapshot: Run Snapshot Smoke Test');
+    const second = await runFinished(firstRun);
+    return second;
   });
 
   await step('a rank row expands to its lifecycle markers with times', async () => {
@@ -175,9 +192,18 @@ try {
     if (!lanes.some((l) => l.startsWith('DP0')) || !lanes.some((l) => l.startsWith('DP1'))) throw new Error(`lanes: ${lanes.join(', ')}`);
     const badge = await wv.locator('.badge').innerText();
     const restore = await wv.locator('.figure.restore .value').innerText();
+    const bars = await wv.locator('.chart .bar').count();
+    if (bars < 4) throw new Error(`history chart shows ${bars} bars, expected restore and warm-up for two runs`);
+    // The picture for the README: no toasts, the Lifecycle tree folded so the Ranks tree has room.
+    await palette('Notifications: Clear All Notifications');
+    const lcHeader = pane('Lifecycle').locator('.pane-header');
+    if ((await lcHeader.getAttribute('aria-expanded')) === 'true') await lcHeader.click();
+    // Focus back on the panel's tab, so no focus ring is left on the folded header.
+    await page.locator('.tab:has-text("Snapshot Lifecycle")').click();
     await page.mouse.move(0, 0);
+    await page.waitForTimeout(300);
     await page.screenshot({ path: path.join(shotDir, 'lifecycle-panel.png') });
-    return `lanes ${lanes.map((l) => l.trim()).join(', ')}; outcome ${badge}; restore ${restore}`;
+    return `lanes ${lanes.map((l) => l.trim()).join(', ')}; outcome ${badge}; restore ${restore}; ${bars} history bars`;
   });
 
   await step('hovering a segment shows its evidence (the marker line)', async () => {
@@ -207,6 +233,9 @@ try {
 
   await step('Show Merged Log opens a read-only editor with rank-prefixed lines', async () => {
     await palette('Dynamo Snapshot: Show Merged Log');
+    // Two runs have logs now: a quick pick asks which, the current run first.
+    await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("current")', { timeout: 10000 });
+    await page.keyboard.press('Enter');
     await page.waitForSelector('.editor-instance .view-lines:has-text("DP0")', { timeout: 20000 });
     const tab = await page.locator('.tab.active').innerText();
     await page.screenshot({ path: path.join(shotDir, 'merged-log.png') });

@@ -2,6 +2,7 @@
  * Text of the read-only log documents. A document holds the in-memory tail only; when lines have
  * been dropped from memory, a first line says how many and where the whole log is on disk.
  */
+import { stripAnsi } from './ansi';
 import type { LogLine, MergedLine, Tail } from './runLogs';
 
 export interface FormatOptions {
@@ -32,7 +33,10 @@ export function headerLines(tail: Tail<unknown>): number {
 export function formatRankLog(tail: Tail<LogLine>, o: FormatOptions): string {
   const parts: string[] = [];
   if (headerLines(tail)) parts.push(truncationHeader(tail.lines.length, tail.total, o));
-  for (const l of tail.lines) parts.push(o.timestamps ? `${formatTime(l.at)} ${l.text}` : l.text);
+  for (const l of tail.lines) {
+    const text = stripAnsi(l.raw);
+    parts.push(o.timestamps ? `${formatTime(l.at)} ${text}` : text);
+  }
   return parts.join('\n');
 }
 
@@ -46,7 +50,8 @@ export function formatMergedLog(tail: Tail<MergedLine>, o: FormatOptions): strin
   if (headerLines(tail)) parts.push(truncationHeader(tail.lines.length, tail.total, o));
   for (const l of tail.lines) {
     const prefix = `${l.rank.padEnd(width)} | `;
-    parts.push(o.timestamps ? `${formatTime(l.at)} ${prefix}${l.text}` : `${prefix}${l.text}`);
+    const text = stripAnsi(l.raw);
+    parts.push(o.timestamps ? `${formatTime(l.at)} ${prefix}${text}` : `${prefix}${text}`);
   }
   return parts.join('\n');
 }

@@ -32,7 +32,7 @@ export class LogSpill {
     return path.join(this.dir, MERGED_FILE);
   }
 
-  /** Queues lines (already ANSI-stripped) of one rank for its file and the merged file. */
+  /** Queues lines of one rank (as received, like the log router's files) for its file and the merged file. */
   append(rank: string, lines: readonly string[]): void {
     if (this.closed || this.failed || lines.length === 0) return;
     this.queue(rankFileName(rank), lines.join('\n') + '\n');
@@ -111,5 +111,36 @@ export async function readFileTail(file: string, maxLines: number, maxBytes = 16
     return { lines: lines.slice(-maxLines), total: start === 0 ? lines.length : undefined, truncated };
   } finally {
     await fh.close();
+  }
+}
+
+/**
+ * Lines `from`…`from + count - 1` (1-based) of a file, reading it as a stream: a line that has left
+ * the in-memory tail is shown from the whole log with some context, without loading the whole file.
+ */
+export async function readFileLines(file: string, from: number, count: number): Promise<{ first: number; lines: string[] }> {
+  const lines: string[] = [];
+  let no = 1;
+  let partial = '';
+  const last = from + count - 1;
+  const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  try {
+    for await (const chunk of stream as AsyncIterable<string>) {
+      let start = 0;
+      for (;;) {
+        const nl = chunk.indexOf('\n', start);
+        if (nl < 0) break;
+        if (no >= from) lines.push(partial + chunk.slice(start, nl));
+        partial = '';
+        start = nl + 1;
+        if (++no > last) return { first: from, lines };
+      }
+      // Only the lines we keep need their text; the rest are just counted.
+      partial = no >= from ? partial + chunk.slice(start) : '';
+    }
+    if (partial && no >= from && no <= last) lines.push(partial);
+    return { first: from, lines };
+  } finally {
+    stream.destroy();
   }
 }

@@ -2,16 +2,17 @@
  * The views' in-memory copy of one run's logs: a bounded tail per rank plus a bounded tail of the
  * merged stream (arrival order across ranks). Each stored line keeps its per-rank line number, so
  * a warning found in the tree maps to a line in the rank document, and a global sequence number,
- * so the merged view shows every line once, in the order the lines arrived.
+ * so the merged view shows every line once, in the order the lines arrived. Lines are kept as they
+ * came (ANSI and all) and cleaned only when a document shows them: under a flood most lines leave
+ * the tail unseen, and not copying them halves the garbage the extension host has to collect.
  */
-import { stripAnsi } from './ansi';
 import { compareRanks } from './ranks';
 import { Ring } from './ring';
 
 export interface LogLine {
   rank: string;
-  /** ANSI-stripped text */
-  text: string;
+  /** the line as received (may carry ANSI escapes; documents strip them) */
+  raw: string;
   /** arrival time, ms since epoch */
   at: number;
   /** 1-based line number within its rank's whole log */
@@ -41,7 +42,7 @@ export class RunLogs {
     this.merged = new Ring<MergedLine>(mergedCapacity);
   }
 
-  /** Stores a batch; returns the stored lines (ANSI stripped, numbered). */
+  /** Stores a batch; returns the stored (numbered) lines. */
   append(rank: string, lines: readonly string[], at: number): LogLine[] {
     let r = this.perRank.get(rank);
     if (!r) {
@@ -50,7 +51,7 @@ export class RunLogs {
     }
     const out = new Array<LogLine>(lines.length);
     for (let i = 0; i < lines.length; i++) {
-      const line: LogLine = { rank, text: stripAnsi(lines[i]!), at, no: ++r.total, seq: ++this.seq };
+      const line: LogLine = { rank, raw: lines[i]!, at, no: ++r.total, seq: ++this.seq };
       r.ring.push(line);
       this.merged.push(line);
       out[i] = line;

@@ -4,6 +4,7 @@
  * so the VS Code layer refreshes only the affected tree nodes and documents.
  */
 import type { RankPhase, RunEvent, StepName, StepRecord } from '../workflow/types';
+import { stripAnsi } from './ansi';
 import { compareRanks } from './ranks';
 import { RunLogs, type LogLine } from './runLogs';
 import { lineSeverity, type Severity } from './severity';
@@ -43,7 +44,7 @@ export interface Change {
   rankAdded: boolean;
   /** lines per rank appended by this event (for documents that follow) */
   lines: Set<string>;
-  /** the lines this event stored, ANSI stripped and numbered (for the disk spill) */
+  /** the lines this event stored, numbered (for the disk spill) */
   appended?: { rank: string; lines: LogLine[] };
 }
 
@@ -96,7 +97,8 @@ export class RunState {
         break;
       case 'rank-marker': {
         const r = this.ensure(e.rank, change);
-        r.markers.push({ phase: e.phase, at: e.at, line: e.line });
+        // Marker lines arrive raw (vLLM colours its prefix); the tree and the panel show text.
+        r.markers.push({ phase: e.phase, at: e.at, line: stripAnsi(e.line) });
         r.phase = e.phase;
         change.ranks.add(e.rank);
         break;
@@ -132,19 +134,21 @@ export class RunState {
 
   private noteLines(r: RankSummary, lines: LogLine[]): void {
     for (const l of lines) {
-      const sev = lineSeverity(l.text);
+      // Level words survive colouring (escapes sit around them, not inside), so the raw line is tested.
+      const sev = lineSeverity(l.raw);
       if (!sev) continue;
       if (sev === 'error') r.errors++;
       else r.warnings++;
-      r.issues.push({ severity: sev, no: l.no, text: l.text, at: l.at });
+      r.issues.push({ severity: sev, no: l.no, text: stripAnsi(l.raw), at: l.at });
     }
     if (r.issues.length > MAX_ISSUES_PER_RANK) r.issues.splice(0, r.issues.length - MAX_ISSUES_PER_RANK);
     const last = lines[lines.length - 1];
     if (last) {
       // Blank lines say nothing in a tree description; keep the last line with text.
       for (let i = lines.length - 1; i >= 0; i--) {
-        if (lines[i]!.text.trim()) {
-          r.lastLine = lines[i]!.text;
+        const text = stripAnsi(lines[i]!.raw);
+        if (text.trim()) {
+          r.lastLine = text;
           break;
         }
       }

@@ -1,7 +1,9 @@
 /**
  * The two numbers a snapshot run is judged by: how long the restore took and how long warm-up took.
- * Preference: an explicit timing the workflow recorded as evidence (the agent's restore timing),
- * else the step's own start/end, else (warm-up only) the rank markers.
+ * Preference: the timing the workflow records as evidence for exactly that figure ("restore time
+ * (restore request → resumed)" on the resume step, the same number as the run record's
+ * metrics.restoreMs; "warm-up (first start to last completion)"), then the step's own start/end,
+ * then (warm-up only) the rank markers. The agent's sub-timings (criu_restore, …) are not the figure.
  */
 import type { StepRecord } from '../workflow/types';
 import type { RankMarker } from './runState';
@@ -19,7 +21,12 @@ function stepDuration(step: StepRecord | undefined): number | undefined {
 
 export function restoreMs(steps: ReadonlyMap<string, StepRecord> | readonly StepRecord[]): number | undefined {
   const restore = find(steps, 'restore');
-  return timingEvidence(restore, /restore/i) ?? stepDuration(restore);
+  return (
+    timingEvidence(find(steps, 'resume'), /^restore time\b/i) ??
+    timingEvidence(restore, /^restore time\b/i) ??
+    timingEvidence(restore, /^restore \(request to result\)/i) ??
+    stepDuration(restore)
+  );
 }
 
 export function warmupMs(
@@ -27,7 +34,7 @@ export function warmupMs(
   markers: readonly RankMarker[] = [],
 ): number | undefined {
   const warmup = find(steps, 'warmup');
-  const fromSteps = timingEvidence(warmup, /warm/i) ?? stepDuration(warmup);
+  const fromSteps = timingEvidence(warmup, /^warm-?up\b/i) ?? stepDuration(warmup);
   if (fromSteps !== undefined) return fromSteps;
   // From the markers: first warm-up start on any rank to the last rank reaching pause/ready.
   const starts = markers.filter((m) => m.phase === 'warmup').map((m) => m.at);

@@ -3,6 +3,8 @@
  * (`<backend>/snapshot.py`, Dynamo's layout `components/src/dynamo/<backend>/snapshot.py`, or any
  * `snapshot.py` for a custom backend), lints it with the SNAP rules, and returns each SNAP001 finding
  * (an exit through SystemExit on the capture path) as evidence pointing at the offending line.
+ * The linter is injected: the CLI runs the lint engine in-process (exitCauseLint.ts), the extension
+ * asks the CLI bundle, so the extension bundle does not carry the parser.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,25 +42,23 @@ export async function findSnapshotModules(root: string, backend: string, signal?
   return found.filter((f) => path.basename(path.dirname(f)) === backend);
 }
 
-/** An ExitCauseFinder over a workspace root using the lint engine (loaded on first use only). */
-export function workspaceExitCauseFinder(root: string, wasmDir?: string): ExitCauseFinder {
+/** One SNAP001 finding: absolute file, 0-based line. */
+export interface ExitFinding {
+  file: string;
+  line: number;
+  message: string;
+}
+
+/** Lints files with the SNAP rules and returns their SNAP001 findings (in-process or through the CLI). */
+export type Snap001Linter = (root: string, files: string[], signal?: AbortSignal) => Promise<ExitFinding[]>;
+
+/** An ExitCauseFinder over a workspace root with the given linter. */
+export function workspaceExitCauseFinder(root: string, lint: Snap001Linter): ExitCauseFinder {
   return async (backend, signal) => {
     const files = await findSnapshotModules(root, backend, signal);
     if (files.length === 0) return [{ kind: 'note', text: `no ${backend === 'custom' ? '' : `${backend}/`}snapshot.py in ${root}, so no link to the line that exits` }];
-    const lint = await import('../../lint/index');
-    const parser = await lint.createParser(wasmDir);
-    const out: Evidence[] = [];
-    try {
-      for (const file of files) {
-        const text = await fs.promises.readFile(file, 'utf8');
-        const findings = lint.lintText(parser, text, { relPath: path.relative(root, file), absPath: file }, { include: ['**/*.py'], severity: {} });
-        for (const f of findings.filter((x) => x.code === 'SNAP001')) {
-          out.push({ kind: 'diagnostic', text: `SNAP001 ${f.message}`, location: { file, line: f.range.start.line } });
-        }
-      }
-    } finally {
-      parser.delete();
-    }
+    const findings = await lint(root, files, signal);
+    const out: Evidence[] = findings.map((f) => ({ kind: 'diagnostic', text: `SNAP001 ${f.message}`, location: { file: f.file, line: f.line } }));
     if (out.length === 0) out.push({ kind: 'note', text: `no SNAP001 finding in ${files.map((f) => path.relative(root, f)).join(', ')}: the exit comes from elsewhere (see the log tail)` });
     return out;
   };

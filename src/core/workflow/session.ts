@@ -183,6 +183,14 @@ export class WorkerSession {
     this.armedCapture = undefined;
   }
 
+  /**
+   * True when nothing this session started can still run: the source's whole tree exited (the agent
+   * reports an exit once every process of it is reaped) and no restore has been asked for since.
+   */
+  get allExited(): boolean {
+    return this.stage === 'exited' && this.restoreRequestedAt === undefined;
+  }
+
   /** Stops everything this session started on the worker (source and restored processes). */
   async stopSource(graceMs = 3000): Promise<void> {
     this.disarmCapture();
@@ -200,6 +208,9 @@ export class WorkerSession {
 
   /** Forgets the previous source's state before a new one starts (markers, sentinels, exits, offsets). */
   resetForNewSource(): void {
+    this.startedAt = undefined;
+    this.capturedAt = undefined;
+    this.restoreRequestedAt = undefined;
     this.sentinels.clear();
     this.exits.length = 0;
     this.endpoint = undefined;

@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { documentLineOf, formatMergedLog, formatRankLog } from '../../core/views/format';
-import { readFileTail } from '../../core/views/logSpill';
+import { readFileLines, readFileTail } from '../../core/views/logSpill';
 import { stripAnsi } from '../../core/views/ansi';
 import { Coalescer } from '../../core/views/coalesce';
 import type { Ctx } from '../context';
@@ -16,6 +16,8 @@ import type { RunTracker } from './runTracker';
 
 /** ≤ 4 document updates per second: enough to look live, cheap under a flood. */
 const DOC_REFRESH_MS = 250;
+/** Lines shown before a line opened from the file on disk (and as many after). */
+const CONTEXT_LINES = 500;
 
 interface OpenDoc {
   uri: vscode.Uri;
@@ -61,6 +63,7 @@ export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const target = parseLogUri(uri);
     if (!target) return `# Not a Dynamo Snapshot log: ${uri.toString()}`;
+    if ('rank' in target && target.around !== undefined) return this.window(target.runId, target.rank, target.around);
     this.track(uri, target);
     this.renders++;
     const state = this.tracker.find(target.runId);
@@ -79,9 +82,22 @@ export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.
     try {
       const t = await readFileTail(file, this.ctx.config.settings.general['logs.memoryLinesPerRank']);
       const header = t.truncated ? [`# showing the last ${t.lines.length} lines. The whole log is on disk: ${file}`] : [];
-      return [...header, ...t.lines].join('\n');
+      return [...header, ...t.lines.map(stripAnsi)].join('\n');
     } catch (e) {
       return `# No log for ${'merged' in target ? 'the merged view' : target.rank} of run ${target.runId}: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+
+  /** A stretch of a rank's whole log from disk, around a line that has left memory (not live). */
+  private async window(runId: string, rank: string, around: number): Promise<string> {
+    await this.tracker.drain(runId);
+    const file = this.tracker.files(runId).rank(rank);
+    const from = windowStart(around);
+    try {
+      const w = await readFileLines(file, from, 2 * CONTEXT_LINES + 1);
+      return [`# ${rank}: lines ${from}–${from + w.lines.length - 1} of the whole log ${file}`, ...w.lines.map(stripAnsi)].join('\n');
+    } catch (e) {
+      return `# Cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`;
     }
   }
 
@@ -118,12 +134,16 @@ export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.
    * is opened in the whole log on disk instead.
    */
   async show(target: LogTarget, at?: { no?: number; text?: string }, preserveFocus = false): Promise<vscode.TextEditor> {
-    const doc = await vscode.workspace.openTextDocument(logUri(target));
+    let doc = await vscode.workspace.openTextDocument(logUri(target));
     let line: number | undefined;
     if (at?.no !== undefined && 'rank' in target) {
       const state = this.tracker.find(target.runId);
       line = state ? documentLineOf(state.logs.tail(target.rank), at.no) : undefined;
-      if (line === undefined) return this.showOnDisk(target.runId, this.tracker.files(target.runId).rank(target.rank), at.no - 1, preserveFocus);
+      if (line === undefined) {
+        // Gone from memory: show that stretch of the whole log on disk, the line selected (+1: header).
+        doc = await vscode.workspace.openTextDocument(logUri({ runId: target.runId, rank: target.rank, around: at.no }));
+        line = Math.min(at.no - windowStart(at.no) + 1, doc.lineCount - 1);
+      }
     } else if (at?.text !== undefined) {
       line = findLine(doc, stripAnsi(at.text));
     }
@@ -135,17 +155,6 @@ export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.
     } else if (!at) {
       editor.revealRange(new vscode.Range(doc.lineCount - 1, 0, doc.lineCount - 1, 0));
     }
-    return editor;
-  }
-
-  private async showOnDisk(runId: string, file: string, line: number, preserveFocus: boolean): Promise<vscode.TextEditor> {
-    // Lines still queued for the file would be missing from the editor.
-    await this.tracker.drain(runId).catch(() => undefined);
-    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
-    const l = Math.min(Math.max(0, line), doc.lineCount - 1);
-    const editor = await vscode.window.showTextDocument(doc, { preview: false, preserveFocus });
-    editor.selection = new vscode.Selection(l, 0, l, doc.lineAt(l).text.length);
-    editor.revealRange(new vscode.Range(l, 0, l, 0), vscode.TextEditorRevealType.InCenter);
     return editor;
   }
 
@@ -172,4 +181,8 @@ function findLine(doc: vscode.TextDocument, text: string): number | undefined {
     if (contains === undefined && l.includes(needle)) contains = i;
   }
   return contains;
+}
+
+function windowStart(around: number): number {
+  return Math.max(1, around - CONTEXT_LINES);
 }

@@ -9,6 +9,7 @@ import { Coalescer } from '../../core/views/coalesce';
 import { PHASE_TITLES, formatOffset } from '../../core/views/phases';
 import type { RankIssue, RankMarker, RankSummary, RunState } from '../../core/views/runState';
 import { laneMarkers } from '../../core/views/timeline';
+import { parseLogLine } from '../../core/workflow/logLine';
 import { phaseIcon } from './icons';
 import type { RunTracker } from './runTracker';
 
@@ -109,7 +110,7 @@ export class RanksTree implements vscode.TreeDataProvider<Node>, vscode.Disposab
       case 'marker': {
         const item = new vscode.TreeItem(PHASE_TITLES[node.marker.phase]);
         item.id = `${node.runId}/${node.rank}/m${node.index}`;
-        item.description = `${run ? formatOffset(node.marker.at - run.startedAt) : ''}  ${node.marker.line}`;
+        item.description = `${run ? formatOffset(node.marker.at - run.startedAt) : ''}  ${message(node.marker.line)}`;
         item.tooltip = new vscode.MarkdownString().appendMarkdown(`**${PHASE_TITLES[node.marker.phase]}** on ${node.rank} at ${new Date(node.marker.at).toLocaleTimeString()}\n\n`).appendCodeblock(node.marker.line, 'log');
         item.iconPath = phaseIcon(node.marker.phase, 'idle');
         item.contextValue = 'rankMarker';
@@ -150,7 +151,7 @@ function rankItem(node: { runId: string; rank: string }, r: RankSummary | undefi
   // The current phase counts the main process's engine-wide markers too (pause, ready, restore…).
   const current = run ? laneMarkers(run, node.rank).at(-1)?.phase : r?.phase;
   const phase = current ? PHASE_TITLES[current] : run?.active ? 'starting' : 'no marker';
-  item.description = `${phase} · ${clip(r?.lastLine ?? '', DESCRIPTION_CHARS)}`;
+  item.description = `${phase} · ${clip(message(r?.lastLine ?? ''), DESCRIPTION_CHARS)}`;
   const health = r && r.errors > 0 ? 'error' : r && r.warnings > 0 ? 'warning' : current ? 'ok' : 'idle';
   item.iconPath = phaseIcon(current, health);
   const md = new vscode.MarkdownString(undefined, true);
@@ -167,6 +168,11 @@ function rankItem(node: { runId: string; rank: string }, r: RankSummary | undefi
 function describeRun(run: RunState): string {
   const state = run.active ? 'running' : (run.outcome ?? 'ended');
   return `${run.worker ? `${run.worker} · ` : ''}${state}`;
+}
+
+/** A line without its rank prefix and logging header, for a one-line description (the tooltip keeps it all). */
+function message(line: string): string {
+  return parseLogLine(line).message || line;
 }
 
 function clip(s: string, n: number): string {

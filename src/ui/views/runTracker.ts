@@ -124,7 +124,7 @@ export class RunTracker implements vscode.Disposable {
     const change = state.apply(e);
     if (!change) return;
     if (change.appended && !this.externalFor(e.runId)) {
-      this.spill(e.runId).append(change.appended.rank, change.appended.lines.map((l) => l.text));
+      this.spill(e.runId).append(change.appended.rank, change.appended.lines.map((l) => l.raw));
     }
     if (e.type === 'run-ended') void this.spills.get(e.runId)?.drain();
     this.emitter.fire({ state, change });

@@ -19,6 +19,7 @@ import { WorkerSession } from '../../core/workflow/session';
 import type { StepName } from '../../core/workflow/types';
 import { createConnection } from '../../transport/index';
 import type { Ctx } from '../context';
+import { cliLinter } from './cliLinter';
 
 export const WORKFLOW_SERVICE = 'workflow';
 
@@ -202,7 +203,7 @@ export class WorkflowController implements WorkflowService, vscode.Disposable {
     const active: ActiveRun = { runId, worker: profile.name, title, router, cancel: () => ctl.abort(), done: undefined as unknown as Promise<RunResult> };
     this.active = active;
     void vscode.commands.executeCommand('setContext', 'dynamoSnapshot.runActive', true);
-    w.state = 'connecting';
+    if (!w.session.hello) w.state = 'connecting';
     this.emitter.fire();
     active.done = (async () => {
       try {
@@ -220,7 +221,7 @@ export class WorkflowController implements WorkflowService, vscode.Disposable {
             this.ctx.runEvents.fire(e);
             if (e.type === 'step') this.emitter.fire();
           },
-          findExitCause: folder ? workspaceExitCauseFinder(folder) : undefined,
+          findExitCause: folder ? workspaceExitCauseFinder(folder, cliLinter(this.ctx.extensionRoot)) : undefined,
           recordsDir: this.recordsDir,
           keepRecords: this.ctx.config.settings.general['runs.keep'],
           localLogDir: router.dir,

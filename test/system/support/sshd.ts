@@ -116,6 +116,7 @@ export async function startSshd(): Promise<TestSshd> {
     } catch {
       // already gone
     }
+    fs.rmSync(dir, { recursive: true, force: true });
   };
   for (let i = 0; i < 100; i++) {
     const r = await execa('ssh', ['-F', configFile, hosts.bash!, 'true'], { reject: false, stdin: 'ignore' });

@@ -4,13 +4,12 @@
  * protocol-mode lifecycle of the stand-in engine through exec. (What this cannot check: docs/transport.md.)
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { execa } from 'execa';
 import { WorkerProfile } from '../../../src/core/settings/workerProfile';
 import { createConnection, TransportError } from '../../../src/transport';
 import { KubernetesTransport } from '../../../src/transport/kubernetes';
-import { collect, scratch, STANDIN, testEnv, waitUntil } from '../../unit/transport/helpers';
+import { collect, removeRunDir, scratch, STANDIN, testEnv, waitUntil } from '../../unit/transport/helpers';
 import { startFakeKubeApi, type FakeKubeApi } from '../support/fakeKubeApi';
 import { skipOrFail } from '../support/sshd';
 import { rng, randomArgv } from './fuzzArgs';
@@ -76,5 +75,5 @@ test('stand-in engine lifecycle through kubectl exec (protocol mode)', async (t)
   await waitUntil(() => f.logText().includes('Snapshot completion sentinel detected'), 5000, 'capture line');
   await f.stop();
   await conn.stop(h, 1000);
-  fs.rmSync(h.runDir, { recursive: true, force: true });
+  removeRunDir(h.runDir);
 });

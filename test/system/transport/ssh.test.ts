@@ -12,7 +12,7 @@ import { createConnection, TransportError } from '../../../src/transport';
 import { readAgentScript } from '../../../src/transport/agentLoader';
 import { startAgent } from '../../../src/transport/agentSession';
 import { SshTransport } from '../../../src/transport/ssh';
-import { collect, pidAlive, repoRoot, scratch, STANDIN, testEnv, waitUntil } from '../../unit/transport/helpers';
+import { collect, pidAlive, removeRunDir, repoRoot, scratch, STANDIN, testEnv, waitUntil } from '../../unit/transport/helpers';
 import { rng, randomArgv } from './fuzzArgs';
 import { skipOrFail, sshdUnavailable, startSshd, type TestSshd } from '../support/sshd';
 
@@ -109,6 +109,7 @@ test('a killed connection leaves no orphan of an attached job', async (t) => {
   await conn.stop(h, 2000);
   await conn.dispose();
   fs.rmSync(marker, { force: true });
+  removeRunDir(h.runDir);
 });
 
 test('a detached engine survives a dropped connection; logs resume with no gap or duplicate', async (t) => {
@@ -146,6 +147,7 @@ test('a detached engine survives a dropped connection; logs resume with no gap o
   t.diagnostic(`${lines.length} lines over 3 connections, none lost or repeated`);
   await conn.stop(h, 2000);
   await conn.dispose();
+  removeRunDir(h.runDir);
 });
 
 for (const shell of ['bash', 'dash', 'zsh']) {
@@ -165,5 +167,6 @@ for (const shell of ['bash', 'dash', 'zsh']) {
     await f.stop();
     await conn.stop(h, 1000);
     await conn.dispose();
+    removeRunDir(h.runDir);
   });
 }

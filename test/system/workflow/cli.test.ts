@@ -43,7 +43,7 @@ function parse(stdout: string): RunRecord {
   return r.data;
 }
 
-test('run --worker local-demo --format json: exit 0 and a versioned JSON report', { timeout: 120_000 }, async () => {
+test('run --worker local-demo --format json: exit 0 and a versioned JSON report', { timeout: 120_000 }, async (t) => {
   const ws = workspace();
   const records = path.join(ws, 'records');
   const r = await cli(['run', '--worker', 'local-demo', '--format', 'json', '--records', records], ws);
@@ -62,7 +62,7 @@ test('run --worker local-demo --format json: exit 0 and a versioned JSON report'
   assert.ok(fs.existsSync(path.join(records, `run-${rec.runId}.json`)));
   const logs = fs.readdirSync(records).find((d) => d.startsWith('logs-'))!;
   assert.ok(fs.readdirSync(path.join(records, logs)).includes('DP1.log'), 'per-rank log files');
-  console.log(`# local-demo: ${rec.steps.map((s) => `${s.name} ${(s.endedAt! - s.startedAt!)} ms`).join(', ')}; restore ${Math.round(rec.metrics.restoreMs!)} ms`);
+  t.diagnostic(`local-demo: ${rec.steps.map((s) => `${s.name} ${(s.endedAt! - s.startedAt!)} ms`).join(', ')}; restore ${Math.round(rec.metrics.restoreMs!)} ms`);
 });
 
 test('with the SystemExit switch: exit 1, sourceExit failed with SIGSEGV and the SNAP001 line', { timeout: 120_000 }, async () => {

@@ -11,7 +11,7 @@ import type { AgentEvent } from '../../../src/core/protocol/agentEvents';
 import { WorkerProfile } from '../../../src/core/settings/workerProfile';
 import type { ProtocolProblem } from '../../../src/core/worker/types';
 import { AgentCommandError, createConnection } from '../../../src/transport';
-import { agentArgv } from '../../../src/transport/agentLoader';
+import { agentInvocation } from '../../../src/transport/agentLoader';
 import { startAgent } from '../../../src/transport/agentSession';
 import { LocalTransport } from '../../../src/transport/local';
 import { pidAlive, scratch, STANDIN, testEnv } from '../transport/helpers';
@@ -47,7 +47,7 @@ test('garbage, oversized, unknown and wrong-version lines are reported and skipp
 
 test('an agent script cut short on stdin makes the loader fail loudly instead of hanging', async () => {
   const script = Buffer.from('print(1)\n');
-  const argv = agentArgv('python3', script, 'hello', {});
+  const { argv } = agentInvocation('python3', script, 'hello', {});
   argv[3] = String(script.length + 100); // claim more than will arrive
   const p = new LocalTransport().spawn(argv);
   let err = '';
@@ -163,4 +163,21 @@ test('unknown subcommand and bad config are reported as errors', async () => {
   const conn = createConnection(WorkerProfile.parse({ name: 'x', command: ['true'] }), testEnv(scratch('bad')));
   await assert.rejects(conn.startSource('../escape', signal()), /run id must be/);
   await assert.rejects(conn.reattach('nope', signal()).then((r) => assert.equal(r, undefined)).then(() => Promise.reject(new Error('ok'))), /ok/);
+});
+
+test('profile env values never appear in the worker\'s process list (config travels on stdin)', async () => {
+  const secret = `s3cr3t-${process.pid}`;
+  const profile = WorkerProfile.parse({ name: 'env', command: ['sleep', '5'], env: { HF_TOKEN: secret } });
+  const conn = createConnection(profile, testEnv(scratch('env')));
+  const h = await conn.startSource('env', signal());
+  const cmdlines = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map((d) => {
+    try {
+      return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8');
+    } catch {
+      return '';
+    }
+  });
+  assert.ok(!cmdlines.some((c) => c.includes(secret)));
+  assert.equal((fs.statSync(h.runDir).mode & 0o077), 0, 'run dir is private to the worker user');
+  await conn.stop(h, 500);
 });

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import test from 'node:test';
 import { createLogRouter, type RankBatch } from '../../../src/core/logs/router';
+import { scratch } from '../transport/helpers';
 
-const dir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'dsw-router-'));
+const dir = () => scratch('router');
 
 test('lines are split across chunks, routed by rank, written to per-rank files and announced in batches', () => {
   const r = createLogRouter({ dir: dir() });

@@ -16,8 +16,22 @@ export function repoRoot(): string {
   return d;
 }
 
+const scratchDirs: string[] = [];
+// Scratch dirs (run dirs, CRIU images, router files) go when the test process ends; DSW_KEEP_SCRATCH=1 keeps them.
+process.on('exit', () => {
+  if (process.env.DSW_KEEP_SCRATCH === '1') return;
+  for (const d of scratchDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
 export function scratch(prefix: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `dsw-${prefix}-`));
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), `dsw-${prefix}-`));
+  scratchDirs.push(d);
+  return d;
+}
+
+/** Removes a run dir on the worker (the tests' workers are this machine). */
+export function removeRunDir(runDir: string): void {
+  fs.rmSync(runDir, { recursive: true, force: true });
 }
 
 export function testEnv(scratchDir: string, more: Partial<ConnectionEnvironment> = {}): ConnectionEnvironment {

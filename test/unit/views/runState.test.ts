@@ -59,13 +59,16 @@ test('RunState counts warnings and errors with their line numbers, keeping only 
   assert.equal(r.lastLine, 'ERROR 11-30 00:00:00 [a.py:1] e249');
 });
 
-test('RunLogs keeps a bounded tail per rank with whole-log line numbers, ANSI stripped', () => {
+test('RunLogs keeps a bounded tail per rank with whole-log line numbers; documents strip ANSI', () => {
   const logs = new RunLogs(3);
   logs.append('DP0', ['\x1b[36m(EngineCore_DP0 pid=1)\x1b[0m one', 'two'], 10);
   logs.append('DP0', ['three', 'four', 'five'], 20);
   const t = logs.tail('DP0');
   assert.equal(t.total, 5);
-  assert.deepEqual(t.lines.map((l) => [l.no, l.text]), [[3, 'three'], [4, 'four'], [5, 'five']]);
+  assert.deepEqual(t.lines.map((l) => [l.no, l.raw]), [[3, 'three'], [4, 'four'], [5, 'five']]);
+  const first = new RunLogs(3);
+  first.append('DP0', ['\x1b[36m(EngineCore_DP0 pid=1)\x1b[0m one'], 10);
+  assert.equal(formatRankLog(first.tail('DP0'), { timestamps: false, what: 'DP0' }), '(EngineCore_DP0 pid=1) one', 'documents show lines without escapes');
   assert.equal(logs.tail('nope').total, 0);
 });
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { parseMergedLine } from '../../../src/core/views/format';
-import { LogSpill, readFileTail } from '../../../src/core/views/logSpill';
+import { LogSpill, readFileLines, readFileTail } from '../../../src/core/views/logSpill';
 import { helloDetails } from '../../../src/core/views/hello';
 import { rankFileName } from '../../../src/core/views/ranks';
 
@@ -71,4 +71,20 @@ test('hello details: GPUs, driver and tool versions, with warnings where capture
   assert.match(by.CRIU!.value, /4\.1 · check: no userns/);
   assert.equal(by.CRIU!.level, 'warning');
   assert.match(by.host!.value, /gpu-7 .* root/);
+});
+
+test('readFileLines returns a window of lines by number without reading the whole file into memory', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dsw-lines-'));
+  try {
+    const f = path.join(dir, 'x.log');
+    fs.writeFileSync(f, Array.from({ length: 300_000 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
+    const w = await readFileLines(f, 123_456, 3);
+    assert.deepEqual(w, { first: 123_456, lines: ['line 123456', 'line 123457', 'line 123458'] });
+    const end = await readFileLines(f, 299_999, 10);
+    assert.deepEqual(end.lines, ['line 299999', 'line 300000']);
+    fs.writeFileSync(f, 'a\nb\nno newline at end');
+    assert.deepEqual((await readFileLines(f, 2, 5)).lines, ['b', 'no newline at end']);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -18,7 +18,8 @@ function demoRun(): RunState {
     { type: 'rank-marker', runId: 'run-1', rank: 'DP0', phase: 'warmup', at: 11_800, line: 'vLLM snapshot warmup complete' },
     { type: 'rank-marker', runId: 'run-1', rank: 'DP0', phase: 'pause', at: 12_000, line: 'Pausing model' },
     { type: 'rank-marker', runId: 'run-1', rank: 'DP1', phase: 'pause', at: 12_500, line: 'Pausing model' },
-    { type: 'step', runId: 'run-1', step: { name: 'restore', state: 'passed', startedAt: 13_000, endedAt: 14_000, verdict: 'restored', evidence: [{ kind: 'timing', text: 'restore took', valueMs: 812 }] } },
+    { type: 'step', runId: 'run-1', step: { name: 'restore', state: 'passed', startedAt: 13_000, endedAt: 14_000, verdict: 'restored', evidence: [{ kind: 'timing', text: 'criu_restore', valueMs: 73 }, { kind: 'timing', text: 'restore (request to result)', valueMs: 900 }] } },
+    { type: 'step', runId: 'run-1', step: { name: 'resume', state: 'passed', startedAt: 14_000, endedAt: 14_100, verdict: 'resumed', evidence: [{ kind: 'timing', text: 'restore time (restore request → resumed)', valueMs: 812 }] } },
   ];
   for (const e of ev) s.apply(e);
   return s;
@@ -35,7 +36,7 @@ test('timeline: one lane per rank, segments from each marker to the next, the la
   assert.equal(m.active, true);
   assert.deepEqual(m.steps.map((s) => [s.name, s.state]), [['connect', 'passed'], ['start', 'pending'], ['warmup', 'pending'], ['capture', 'pending'], ['restore', 'passed']]);
   assert.equal(m.steps[0]!.durationMs, 200);
-  assert.equal(m.restoreMs, 812, 'the recorded restore timing wins over the step duration');
+  assert.equal(m.restoreMs, 812, 'the restore time (request → resumed) wins over sub-timings and the step duration');
   assert.equal(m.warmupMs, 1500, 'without a warm-up step: first warm-up marker to the last rank paused');
   // The model is exactly what the protocol allows.
   assert.doesNotThrow(() => TimelineModel.parse(m));
@@ -71,6 +72,8 @@ test('timings: restore from evidence or step duration; warm-up from the step whe
     { name: 'warmup', state: 'passed', startedAt: 100, endedAt: 400, evidence: [] },
   ];
   assert.equal(restoreMs(steps), 1500);
+  assert.equal(restoreMs([{ name: 'restore', state: 'passed', startedAt: 0, endedAt: 1500, evidence: [{ kind: 'timing', text: 'criu_restore', valueMs: 5 }, { kind: 'timing', text: 'restore (request to result)', valueMs: 1400 }] }]), 1400);
+  assert.equal(warmupMs([{ name: 'warmup', state: 'passed', startedAt: 0, endedAt: 900, evidence: [{ kind: 'timing', text: 'warm-up (first start to last completion)', valueMs: 601 }] }]), 601);
   assert.equal(warmupMs(steps), 300);
   assert.equal(restoreMs([{ name: 'restore', state: 'skipped', startedAt: 0, endedAt: 5, evidence: [] }]), undefined);
   assert.equal(restoreMs([]), undefined);

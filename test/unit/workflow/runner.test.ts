@@ -141,6 +141,22 @@ describe('workflow state machine on recorded sequences', () => {
     assert.ok(!conn.calls.includes('restore'));
   });
 
+  it('an endpoint reported before the resume line still measures restore to the resume line', async () => {
+    const r = standinRestore(server.url);
+    const reordered: typeof r = [r[2]!, [30, r[0]![1]], r[1]!];
+    const { step, record } = await run(script({ afterRestore: reordered }));
+    assert.equal(step('resume').state, 'passed', step('resume').verdict);
+    assert.match(step('resume').verdict!, /worker resumed .* after the restore request \(main\)/);
+    assert.equal(record.outcome, 'passed');
+  });
+
+  it('a worker that serves without ever logging a resume line is a warning, not a failure', async () => {
+    const quiet = standinRestore(server.url).filter(([, e]) => e.type !== 'log');
+    const { step } = await run(script({ afterRestore: quiet }));
+    assert.equal(step('resume').state, 'warned');
+    assert.match(step('resume').verdict!, /no "Resuming model after restore" line/);
+  });
+
   it('a session carries a started source from one run to the next (palette commands)', async () => {
     const conn = new ScriptedConnection(profile(), script());
     const session = new WorkerSession(conn.profile, conn);

@@ -9,7 +9,7 @@ import { SourceExitedError } from '../context';
 import { describeExit } from '../exitVerdict';
 import type { MarkerHit } from '../ranks';
 import type { Evidence } from '../types';
-import { formatSeconds, withDeadline } from '../waiter';
+import { formatSeconds, TimeoutError, withDeadline } from '../waiter';
 import { phaseEvidence, timingEvidence } from './capture';
 
 export async function restoreStep(rc: RunContext): Promise<void> {
@@ -62,7 +62,7 @@ export async function resumeStep(rc: RunContext): Promise<void> {
   const { session, book } = rc;
   const t0 = session.restoreRequestedAt ?? rc.now();
   const left = Math.max(0, (t0 + session.profile.timeouts.restoreSeconds * 1000 - rc.now()) / 1000);
-  const outcome = await session.conditions.waitFor(
+  let outcome: { kind: 'marker'; hit: MarkerHit; ranks: string[] } | { kind: 'endpoint'; at: number } = await session.conditions.waitFor<{ kind: 'marker'; hit: MarkerHit; ranks: string[] } | { kind: 'endpoint'; at: number }>(
     "the worker's resume",
     () => {
       const r = resumed(rc);
@@ -77,6 +77,15 @@ export async function resumeStep(rc: RunContext): Promise<void> {
     rc.signal,
     session.profile.timeouts.restoreSeconds,
   );
+  if (outcome.kind === 'endpoint') {
+    // The agent reports the endpoint and the log lines on separate paths, so the endpoint can arrive
+    // first; a resume line still in flight wins over the fallback.
+    const late = await session.conditions.waitFor('the resume line', () => resumed(rc), 1, rc.signal).catch((e: unknown) => {
+      if (e instanceof TimeoutError) return undefined;
+      throw e;
+    });
+    if (late) outcome = { kind: 'marker', ...late };
+  }
   const evidence: Evidence[] = [];
   for (const r of session.tracker.all()) {
     for (const k of ['restore', 'resume'] as const) {
