@@ -60,7 +60,14 @@ export function startAgent(
     const failure = explainFailure(transport, python, status, stderrTail, gotOutput);
     if (failure) throw failure;
   }
-  return { events, close, kill: () => proc.kill('SIGKILL'), exited: proc.exited };
+  // Killing must also close our end of stdin: an ssh mux client hands its stdin to the ControlMaster,
+  // which keeps the session (and the remote job) alive for as long as that pipe stays open.
+  const kill = () => {
+    closed = true;
+    proc.stdin.destroy();
+    proc.kill('SIGKILL');
+  };
+  return { events, close, kill, exited: proc.exited };
 }
 
 /** Exit statuses that mean "the agent never ran", turned into messages that say what to try. */

@@ -19,6 +19,30 @@ const Pod = z.looseObject({
 const PodList = z.looseObject({ items: z.array(Pod) });
 export type Pod = z.output<typeof Pod>;
 
+/**
+ * Read-only kubectl access for watching what the cluster's snapshot machinery does (the workflow's
+ * `KubeSource`): raw JSON, parsed by the caller. On Kubernetes, capture and restore normally belong to
+ * the snapshot agent DaemonSet, so a run there mostly observes.
+ */
+export interface KubeObserver {
+  /** The profile's pods (by name or selector), as `get -o json` items. */
+  pods(): Promise<unknown[]>;
+  /** `get events -o json` of the namespace. */
+  events(): Promise<unknown>;
+  /** The DynamoCheckpoint named in the options, or undefined when none is named or it does not exist. */
+  checkpoint?(): Promise<unknown | undefined>;
+  /** The last lines of the snapshot agent's logs (when a selector is given). */
+  agentLog?(): Promise<string>;
+}
+
+export interface KubeObserverOptions {
+  checkpointName?: string;
+  /** Label selector and namespace of the snapshot-agent DaemonSet pods. */
+  agentSelector?: string;
+  agentNamespace?: string;
+  agentTailLines?: number;
+}
+
 export class KubernetesTransport implements WorkerTransport {
   readonly kind = 'kubernetes' as const;
   private pod: string | undefined;
@@ -98,6 +122,55 @@ export class KubernetesTransport implements WorkerTransport {
       return new TransportError(`${this.label} was not found: ${last}`, 'Check the profile\'s pod name and namespace with "kubectl get pods"', last);
     }
     return new TransportError(`kubectl could not reach ${this.label}: ${last}`, 'Try "kubectl get pods" with the same context and namespace in a terminal', last);
+  }
+
+  /** `kubectl logs [-f] --timestamps POD [-c C]`: the pod's own output (an engine that is the pod's main process). */
+  logs(o: { follow?: boolean; tailLines?: number; sinceSeconds?: number } = {}): RemoteProcess {
+    if (!this.pod) throw new TransportError('no pod resolved yet', 'connect() first');
+    const a = [...this.baseArgs(), 'logs', '--timestamps', this.pod];
+    if (this.spec.container) a.push('-c', this.spec.container);
+    if (o.follow) a.push('-f');
+    if (o.tailLines !== undefined) a.push(`--tail=${o.tailLines}`);
+    if (o.sinceSeconds !== undefined) a.push(`--since=${o.sinceSeconds}s`);
+    // --request-timeout would cut a follow short.
+    return spawnArgv(this.env.kubectlPath, o.follow ? a.filter((x) => !x.startsWith('--request-timeout')) : a);
+  }
+
+  observer(o: KubeObserverOptions = {}): KubeObserver {
+    const getJson = async (args: string[], allowMissing = false): Promise<unknown> => {
+      const r = await runArgv(this.env.kubectlPath, [...this.baseArgs(), ...args, '-o', 'json'], { timeoutMs: (this.connectSeconds + 5) * 1000 });
+      if (r.code !== 0) {
+        if (allowMissing && /NotFound|doesn't have a resource type/.test(r.stderr)) return undefined;
+        throw this.failure(r.stderr);
+      }
+      try {
+        return JSON.parse(r.stdout) as unknown;
+      } catch {
+        throw new TransportError(`kubectl ${args[0]} ${args[1]} printed something that is not JSON`, 'Check the kubectl path setting', r.stdout.slice(0, 200));
+      }
+    };
+    const obs: KubeObserver = {
+      pods: async () => {
+        const j = await getJson(this.spec.pod ? ['get', 'pod', this.spec.pod] : ['get', 'pods', '-l', this.spec.selector!]);
+        if (this.spec.pod) return [j];
+        const l = PodList.safeParse(j);
+        return l.success ? l.data.items : [];
+      },
+      events: () => getJson(['get', 'events']),
+    };
+    if (o.checkpointName) obs.checkpoint = () => getJson(['get', 'dynamocheckpoint', o.checkpointName!], true);
+    if (o.agentSelector) {
+      obs.agentLog = async () => {
+        const ns = o.agentNamespace ? ['--namespace', o.agentNamespace] : [];
+        const base = this.baseArgs().filter((x, i, all) => x !== '--namespace' && all[i - 1] !== '--namespace');
+        const r = await runArgv(this.env.kubectlPath, [...base, ...ns, 'logs', '-l', o.agentSelector!, `--tail=${o.agentTailLines ?? 200}`, '--prefix'], {
+          timeoutMs: (this.connectSeconds + 5) * 1000,
+        });
+        if (r.code !== 0) throw this.failure(r.stderr);
+        return r.stdout;
+      };
+    }
+    return obs;
   }
 
   async dispose(): Promise<void> {

@@ -36,8 +36,9 @@ suite('Views: a local-demo run seen live', () => {
     assert.ok(uri, 'Show Rank Log returns the document it opened');
     const before = docFor(uri).lineCount;
     const ended = () => events.some((e) => e.type === 'run-ended');
-    await waitFor('DP0 log document to grow', () => docFor(uri).lineCount > before || ended(), 120_000);
-    if (!ended()) grewWhileRunning = { before, after: docFor(uri).lineCount };
+    // One probe decides both, so "grew" is only claimed if the run had not ended at that moment.
+    const first = await waitFor('DP0 log document to grow', () => (docFor(uri).lineCount > before ? (ended() ? 'ended' : 'grew') : ended() ? 'ended' : undefined), 120_000);
+    if (first === 'grew') grewWhileRunning = { before, after: docFor(uri).lineCount };
     await waitFor('run-ended', ended, 180_000);
     await done;
     const markerList = events.filter((e): e is Extract<RunEvent, { type: 'rank-marker' }> => e.type === 'rank-marker').map((e) => `${e.rank}:${e.phase}`);

@@ -38,6 +38,20 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
+/** Processes whose command line names the run (the agent's subcommands carry the run dir). */
+function processesOf(runId: string): string[] {
+  const out: string[] = [];
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (cmd.includes(runId) && Number(pid) !== process.pid) out.push(`${pid}: ${cmd.slice(0, 120)}`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
 function pgidOf(r: RunRecord): number {
   const m = /process group (\d+)/.exec(r.steps.find((s) => s.name === 'start')?.verdict ?? '');
   assert.ok(m, 'the start step names the process group');
@@ -142,6 +156,8 @@ suite('Workflow: the snapshot workflow in VS Code', () => {
     const pgid = pgidOf(record);
     for (let i = 0; i < 50 && groupAlive(pgid); i++) await new Promise((r) => setTimeout(r, 100));
     assert.ok(!groupAlive(pgid), `process group ${pgid} is gone`);
+    for (let i = 0; i < 50 && processesOf(record.runId).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.deepStrictEqual(processesOf(record.runId), [], 'no agent or engine process of the run is left');
     assert.strictEqual(await vscode.commands.executeCommand('dynamoSnapshot.cancelRun'), false, 'nothing left to cancel');
     runIds.push(record.runId);
   });

@@ -18,7 +18,7 @@ export function localDemoProfile(extensionRoot: string, extraArgs: string[] = []
     python: 'python3',
     captureMode: 'protocol',
     dataParallelSize: 2,
-    smoke: { model: 'standin/tiny-model', requests: 3 },
+    smoke: { model: 'standin/tiny-model', requests: 5 },
     timeouts: { readySeconds: 60, warmupSeconds: 60, captureSeconds: 60, exitSeconds: 20, restoreSeconds: 60, requestSeconds: 10 },
   });
 }

@@ -82,16 +82,19 @@ export class LogSpill {
   }
 
   /** Writes what is queued: afterwards every line received so far is in the files. */
-  async drain(): Promise<void> {
+  drain(): Promise<void> {
     this.flush();
+    return Promise.resolve();
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.flush();
-    this.closed = true;
-    for (const fd of this.fds.values()) fs.closeSync(fd);
-    this.fds.clear();
+  close(): Promise<void> {
+    if (!this.closed) {
+      this.flush();
+      this.closed = true;
+      for (const fd of this.fds.values()) fs.closeSync(fd);
+      this.fds.clear();
+    }
+    return Promise.resolve();
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import type { SessionStage, WorkerSession } from './session';
 import type { StepBook } from './stepBook';
-import type { Evidence, StepName } from './types';
+import type { Evidence } from './types';
 
 /** Finds the code behind a bad source exit (the SNAP001 finding in the workspace's snapshot module). */
 export type ExitCauseFinder = (backend: string, signal: AbortSignal) => Promise<Evidence[]>;
@@ -20,8 +20,6 @@ export interface RunContext {
   findExitCause?: ExitCauseFinder;
   /** Times recorded by steps for the run summary (restore time etc.). */
   metrics: RunMetrics;
-  /** The steps this run executes (a step may look ahead, e.g. capture knows whether restore follows). */
-  planned: readonly StepName[];
 }
 
 export interface RunMetrics {

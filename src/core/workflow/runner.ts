@@ -77,6 +77,7 @@ function errorEvidence(rc: RunContext): Evidence[] {
 
 async function runStep(rc: RunContext, name: Exclude<StepName, 'report'>): Promise<void> {
   const { book, signal } = rc;
+  const warningsBefore = rc.session.warnings.length;
   book.start(name);
   try {
     await IMPLS[name](rc);
@@ -96,6 +97,9 @@ async function runStep(rc: RunContext, name: Exclude<StepName, 'report'>): Promi
       book.finish(name, 'failed', e instanceof Error ? e.message : String(e), errorEvidence(rc));
     }
   }
+  // What the agent warned about while the step ran (a truncated log, a skipped line) belongs to it.
+  const warnings = rc.session.warnings.slice(warningsBefore);
+  if (warnings.length) book.add(name, ...warnings.map((w): Evidence => ({ kind: 'note', text: `agent ${w.type}: ${w.message}` })));
 }
 
 export async function runWorkflow(session: WorkerSession, o: RunWorkflowOptions = {}): Promise<RunResult> {
@@ -110,10 +114,12 @@ export async function runWorkflow(session: WorkerSession, o: RunWorkflowOptions 
     o.emit?.(e);
   };
   const plan = planRun(o.steps, session.stage);
-  if (plan.fresh) await session.stopSource();
+  // A request that starts before the session's stage replaces the old source; a failed stop is logged
+  // in the session's warnings and the new start goes ahead (the agent makes a fresh run dir).
+  if (plan.fresh) await session.stopSource().catch((e: unknown) => session.warnings.push({ type: 'warning', message: `could not stop the previous source: ${e instanceof Error ? e.message : String(e)}`, at: now() }));
   const book = new StepBook(runId, emit, now);
   const metrics: RunMetrics = {};
-  const rc: RunContext = { runId, session, book, signal, now, fetchImpl: o.fetchImpl, findExitCause: o.findExitCause, metrics, planned: plan.run };
+  const rc: RunContext = { runId, session, book, signal, now, fetchImpl: o.fetchImpl, findExitCause: o.findExitCause, metrics };
   const startedAt = now();
   session.emitter = { runId, emit };
   emit({ type: 'run-started', runId, worker: session.profile.name, at: startedAt, steps: plan.run });
@@ -133,37 +139,11 @@ export async function runWorkflow(session: WorkerSession, o: RunWorkflowOptions 
     if (name === 'start' && plan.run.includes('capture')) armCapture(rc);
   }
   session.disarmCapture();
-  // Whatever the loop did not reach: the first one is cancelled when the user cancelled, the rest skipped.
-  let cancelNoted = book.list().some((s) => s.state === 'cancelled');
-  for (const name of plan.run) {
-    if (name === 'report' || isFinal(book.get(name).state)) continue;
-    if (signal.aborted && !cancelNoted) {
-      book.finish(name, 'cancelled', 'cancelled by the user');
-      cancelNoted = true;
-    } else {
-      book.finish(name, 'skipped', signal.aborted ? 'run cancelled' : 'an earlier step failed');
-    }
-  }
+  closeUnreached(book, plan.run, signal);
   const failed = signal.aborted || book.list().some((s) => s.state === 'failed' || s.state === 'cancelled');
 
   book.start('report');
-  const cleanup: Evidence[] = [];
-  // Stop what this run (or this session) started unless the caller keeps a healthy worker for the next command.
-  if (session.handle && (failed || !o.keepRunning) && session.allExited) {
-    // Skips a stop round trip to the worker (an agent start, ~100 ms locally, more over ssh).
-    cleanup.push({ kind: 'note', text: 'nothing left to stop: the source exited and nothing was restored' });
-    await session.stopFollowing();
-    session.stage = 'idle';
-  } else if (session.handle && (failed || !o.keepRunning)) {
-    try {
-      await session.stopSource();
-      cleanup.push({ kind: 'note', text: `stopped the worker's processes (process group ${session.handle.pgid})` });
-    } catch (e) {
-      cleanup.push({ kind: 'note', text: `could not stop the worker's processes: ${e instanceof Error ? e.message : String(e)}` });
-    }
-  } else if (session.handle && startedSource) {
-    cleanup.push({ kind: 'note', text: `left running for the next command: process group ${session.handle.pgid}` });
-  }
+  const cleanup = await cleanUp(session, failed, o.keepRunning === true, startedSource);
   const file = o.recordsDir ? path.join(o.recordsDir, recordFileName(runId)) : undefined;
   if (file) cleanup.push({ kind: 'note', text: `run record ${file}`, location: { file, line: 0 } });
   book.finish('report', 'passed', file ? `report ready; run record ${file}` : 'report ready (run record not saved: no records directory)', cleanup);
@@ -184,6 +164,41 @@ export async function runWorkflow(session: WorkerSession, o: RunWorkflowOptions 
     }
   }
   return result;
+}
+
+/** Whatever the step loop did not reach: the first is cancelled when the user cancelled, the rest skipped. */
+function closeUnreached(book: StepBook, planned: readonly StepName[], signal: AbortSignal): void {
+  let cancelNoted = book.list().some((s) => s.state === 'cancelled');
+  for (const name of planned) {
+    if (name === 'report' || isFinal(book.get(name).state)) continue;
+    if (signal.aborted && !cancelNoted) {
+      book.finish(name, 'cancelled', 'cancelled by the user');
+      cancelNoted = true;
+    } else {
+      book.finish(name, 'skipped', signal.aborted ? 'run cancelled' : 'an earlier step failed');
+    }
+  }
+}
+
+/** Stops what the session started unless the caller keeps a healthy worker for its next command. */
+async function cleanUp(session: WorkerSession, failed: boolean, keepRunning: boolean, startedSource: boolean): Promise<Evidence[]> {
+  const handle = session.handle;
+  if (!handle) return [];
+  if (!failed && keepRunning) {
+    return startedSource ? [{ kind: 'note', text: `left running for the next command: process group ${handle.pgid}` }] : [];
+  }
+  if (session.allExited) {
+    // Skips a stop round trip to the worker (an agent start, ~100 ms locally, more over ssh).
+    await session.stopFollowing();
+    session.stage = 'idle';
+    return [{ kind: 'note', text: 'nothing left to stop: the source exited and nothing was restored' }];
+  }
+  try {
+    await session.stopSource();
+    return [{ kind: 'note', text: `stopped the worker's processes (process group ${handle.pgid} and any restored process)` }];
+  } catch (e) {
+    return [{ kind: 'note', text: `could not stop the worker's processes: ${e instanceof Error ? e.message : String(e)}` }];
+  }
 }
 
 export interface RunResult {

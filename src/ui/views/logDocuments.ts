@@ -134,19 +134,20 @@ export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.
    * is opened in the whole log on disk instead.
    */
   async show(target: LogTarget, at?: { no?: number; text?: string }, preserveFocus = false): Promise<vscode.TextEditor> {
-    let doc = await vscode.workspace.openTextDocument(logUri(target));
+    let uri = logUri(target);
     let line: number | undefined;
     if (at?.no !== undefined && 'rank' in target) {
       const state = this.tracker.find(target.runId);
       line = state ? documentLineOf(state.logs.tail(target.rank), at.no) : undefined;
       if (line === undefined) {
         // Gone from memory: show that stretch of the whole log on disk, the line selected (+1: header).
-        doc = await vscode.workspace.openTextDocument(logUri({ runId: target.runId, rank: target.rank, around: at.no }));
-        line = Math.min(at.no - windowStart(at.no) + 1, doc.lineCount - 1);
+        uri = logUri({ runId: target.runId, rank: target.rank, around: at.no });
+        line = at.no - windowStart(at.no) + 1;
       }
-    } else if (at?.text !== undefined) {
-      line = findLine(doc, stripAnsi(at.text));
     }
+    const doc = await vscode.workspace.openTextDocument(uri);
+    if (line !== undefined) line = Math.min(line, doc.lineCount - 1);
+    else if (at?.text !== undefined) line = findLine(doc, stripAnsi(at.text));
     const editor = await vscode.window.showTextDocument(doc, { preview: false, preserveFocus });
     if (line !== undefined) {
       const range = new vscode.Range(line, 0, line, doc.lineAt(line).text.length);

@@ -33,7 +33,7 @@ async function runScript(args: string[], ms: number, env: Record<string, string>
     timeout: ms,
     killSignal: 'SIGTERM',
     forceKillAfterDelay: 20_000,
-    env: { DSW_GPU_LIMIT_S: String(Math.floor(ms / 1000) - 10), ...env },
+    env: { DSW_GPU_LIMIT_S: String(Math.floor(ms / 1000) - 20), ...env },
   });
   return { code: r.exitCode ?? -1, out: String(r.all ?? ''), timedOut: r.timedOut };
 }
@@ -181,22 +181,65 @@ test('run.sh --cpu: the whole pipeline with real CRIU and the CPU stand-in, one 
   }
 });
 
-test('run.sh --cpu --engine gpu: the GPU engine itself (CPU torch) through capture and restore', async (t) => {
+test('run.sh past its hard time limit: FAIL, non-zero exit, nothing left running', async (t) => {
+  const why = await cpuBlocker();
+  if (why) return skipOrFail(t, why);
+  const work = workDir('limit');
+  try {
+    // 3 s: the run is stopped mid-way (the CRIU sysroot and the cold reference take longer than that here).
+    const r = await runScript(['--cpu', '--work', work], 60_000, { DSW_GPU_LIMIT_S: '3' });
+    t.diagnostic(r.out);
+    assert.notEqual(r.code, 0);
+    assert.match(r.out, /^FAIL: the proof did not finish within 3s/m);
+    assert.match(r.out, /^RESULT: FAIL /m);
+    assert.match(r.out, /^sweep of .*: nothing left$/m);
+    assert.deepEqual(leftovers(work), [], 'processes left over');
+  } finally {
+    killLeftovers(work);
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+});
+
+/** Builds test/gpu/fake/libcuda.c (the checkpoint part of the driver API, with its state machine) if a C compiler exists. */
+async function fakeCuda(dir: string): Promise<string | undefined> {
+  const src = path.join(repoRoot, 'test', 'gpu', 'fake', 'libcuda.c');
+  const r = await execa('cc', ['-shared', '-fPIC', '-o', path.join(dir, 'libcuda.so.1'), src], { reject: false, all: true, timeout: 60_000 });
+  return r.exitCode === 0 ? undefined : `no C compiler for the fake libcuda (${String(r.all ?? r.shortMessage).trim().split('\n')[0]})`;
+}
+
+test('run.sh --cpu --engine gpu: the GPU engine (CPU torch, 2 ranks) through capture and restore, CUDA steps via a fake driver API', async (t) => {
   const py = await torchPython();
   if (!py) return t.skip('no python here imports torch (Debian: apt-get install python3-torch); the GPU engine needs it even on the CPU');
   const why = await cpuBlocker(['--engine', 'gpu'], { PYTHON: py });
   if (why) return skipOrFail(t, why);
   const work = workDir('cpu-gpu-engine');
+  const cuda = fs.mkdtempSync(path.join(os.tmpdir(), 'dsw-fake-cuda-'));
   try {
-    const r = await runScript(['--cpu', '--engine', 'gpu', '--work', work], 300_000, { PYTHON: py });
+    const noCuda = await fakeCuda(cuda);
+    if (noCuda) t.diagnostic(`${noCuda}: the CUDA steps are skipped in this run`);
+    const env: Record<string, string> = { PYTHON: py, DSW_FAKE_CUDA_DIR: cuda };
+    if (!noCuda) env.LD_LIBRARY_PATH = [cuda, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');
+    const r = await runScript(['--cpu', '--engine', 'gpu', '--dp', '2', '--work', work], 300_000, env);
     t.diagnostic(r.out);
     assert.equal(r.code, 0, `run.sh --cpu --engine gpu failed:\n${failures(r.out)}`);
     assert.match(r.out, /ready-for-snapshot .* PASS .*reference \(engine before capture\)/);
     assert.equal((r.out.match(/smoke request \d\/5 .* PASS .*equal to the pre-capture answer/g) ?? []).length, 5);
     assert.match(r.out, /smoke request 1\/5 .*cached_tokens 0,/, 'pausing freed the prefix cache');
+    if (!noCuda) {
+      // The agent found the two ranks (torch mapped) and not the main process, and kept Dynamo's order.
+      const calls = fs.readFileSync(path.join(cuda, 'calls.log'), 'utf8').trim().split('\n').map((l) => l.split(' '));
+      assert.ok(calls.every((c) => c[2] === '0'), `a CUDA call failed: ${JSON.stringify(calls)}`);
+      const pids = [...new Set(calls.map((c) => c[1]))];
+      assert.equal(pids.length, 2, `two CUDA ranks: ${JSON.stringify(calls)}`);
+      assert.deepEqual(calls.map((c) => c[0]), ['lock', 'lock', 'checkpoint', 'checkpoint', 'restore', 'restore', 'unlock', 'unlock']);
+      for (const step of ['cuda_lock', 'cuda_checkpoint', 'cuda_restore', 'cuda_unlock']) {
+        assert.match(r.out, new RegExp(`^\\s+\\d+\\s+${step}\\s+.*\\bPASS\\s+pid ${pids[0]},${pids[1]}`, 'm'), step);
+      }
+    }
     assert.deepEqual(leftovers(work), [], 'processes left over');
   } finally {
     killLeftovers(work);
     fs.rmSync(work, { recursive: true, force: true });
+    fs.rmSync(cuda, { recursive: true, force: true });
   }
 });

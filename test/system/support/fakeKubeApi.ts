@@ -100,6 +100,8 @@ export async function startFakeKubeApi(pods: FakePod[], dir: string): Promise<Fa
         resources: [
           { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list'], shortNames: ['po'] },
           { name: 'pods/exec', singularName: '', namespaced: true, kind: 'PodExecOptions', verbs: ['create', 'get'] },
+          { name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
+          { name: 'events', singularName: 'event', namespaced: true, kind: 'Event', verbs: ['get', 'list'], shortNames: ['ev'] },
         ],
       });
     }
@@ -108,6 +110,28 @@ export async function startFakeKubeApi(pods: FakePod[], dir: string): Promise<Fa
       const pod = pods.find((x) => x.namespace === one[1] && x.name === one[2]);
       if (pod) return json(res, 200, podJson(pod));
       return json(res, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `pods "${one[2]}" not found`, reason: 'NotFound', code: 404 });
+    }
+    const log = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/.exec(p);
+    if (log) {
+      // A few lines, 100 ms apart, then the end (the "container" exits).
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      let i = 0;
+      const follow = u.searchParams.get('follow') === 'true';
+      const tick = () => {
+        res.write(`${new Date().toISOString()} (EngineCore_DP${i % 2} pid=7) line ${i}\n`);
+        if (++i < 5 && follow) setTimeout(tick, 100);
+        else res.end();
+      };
+      tick();
+      return;
+    }
+    if (/^\/api\/v1\/namespaces\/([^/]+)\/events$/.test(p)) {
+      return json(res, 200, {
+        kind: 'EventList',
+        apiVersion: 'v1',
+        metadata: {},
+        items: [{ metadata: { name: 'e1', namespace: 'llm' }, involvedObject: { kind: 'Pod', name: 'worker-0' }, reason: 'RestoreSucceeded', message: 'Restore completed from checkpoint abc', type: 'Normal', source: { component: 'snapshot' } }],
+      });
     }
     const list = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(p);
     if (list) {

@@ -77,3 +77,23 @@ test('stand-in engine lifecycle through kubectl exec (protocol mode)', async (t)
   await conn.stop(h, 1000);
   removeRunDir(h.runDir);
 });
+
+test('observer: pods, events and a follow of the pod log through kubectl logs -f', async (t) => {
+  if (why) return skipOrFail(t, why);
+  const tr = new KubernetesTransport({ kind: 'kubernetes', namespace: 'llm', selector: 'app=dynamo' }, env());
+  await tr.connect();
+  const obs = tr.observer({ checkpointName: 'nope' });
+  const pods = (await obs.pods()) as { metadata: { name: string } }[];
+  assert.deepEqual(pods.map((p) => p.metadata.name).sort(), ['pending-0', 'worker-0']);
+  const ev = (await obs.events()) as { items: { reason: string }[] };
+  assert.equal(ev.items[0]!.reason, 'RestoreSucceeded');
+  assert.equal(await obs.checkpoint!(), undefined, 'a missing DynamoCheckpoint (or CRD) is undefined, not an error');
+  const p = tr.logs({ follow: true });
+  p.stdin.end();
+  let out = '';
+  for await (const c of p.stdout as AsyncIterable<Buffer>) out += c.toString();
+  assert.equal((await p.exited).code, 0);
+  const lines = out.trim().split('\n');
+  assert.equal(lines.length, 5);
+  assert.match(lines[4]!, /\(EngineCore_DP0 pid=7\) line 4$/);
+});

@@ -41,8 +41,8 @@ test('untrusted workspaces: every setting naming a host, executable, command or 
   for (const key of risky) assert.ok(restricted.includes(key), `${key} must be in restrictedConfigurations`);
 });
 
-test('activation: implied by commands and views, plus onLanguage:python; never "*"', () => {
-  assert.deepEqual(pkg.activationEvents, ['onLanguage:python']);
+test('activation: implied by commands and views, plus Python files and restored log editors; never "*"', () => {
+  assert.deepEqual(pkg.activationEvents, ['onLanguage:python', 'onFileSystem:dynamo-snapshot-log']);
 });
 
 test('.vscodeignore is an allow-list that ships no sources and no node_modules', () => {
