@@ -2,7 +2,8 @@
 # Installs what building, the demo and the tests need, once; a second run only checks.
 #   Debian packages: chromium (the VS Code test host's client), libkrb5-dev + ripgrep (code-server's
 #   install), openssh-server/-client + zsh + fish + tcsh (the real sshd tests, several login shells),
-#   neovim (a third-party LSP client); then the offline VS Code host (test/vscode-host), a private
+#   neovim (a third-party LSP client), gcc + python3-torch (the GPU engine on the CPU with a fake
+#   driver checkpoint API); then the offline VS Code host (test/vscode-host), a private
 #   CRIU 4.2.1 (Debian's newer suite, unpacked under .cache/criu) and the npm dependencies.
 # Needs root (or SUDO=sudo) for apt-get; everything else stays inside the repository.
 set -euo pipefail
@@ -14,7 +15,7 @@ if $demo; then
   want=(ca-certificates)
   command -v code >/dev/null || want+=(chromium libkrb5-dev ripgrep)
 else
-want=(chromium libkrb5-dev ripgrep openssh-server openssh-client zsh fish tcsh neovim iproute2 ca-certificates debian-archive-keyring)
+want=(chromium libkrb5-dev ripgrep openssh-server openssh-client zsh fish tcsh neovim iproute2 ca-certificates debian-archive-keyring gcc python3-torch)
 fi
 missing=()
 for p in "${want[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

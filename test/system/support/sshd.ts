@@ -112,6 +112,8 @@ export async function startSshd(): Promise<TestSshd> {
   const stop = async () => {
     try {
       const pid = Number(fs.readFileSync(path.join(dir, 'sshd.pid'), 'utf8').trim());
+      // Per-connection sshd processes outlive the listener (a ControlMaster keeps them): end them too.
+      for (const child of childrenOf(pid)) process.kill(child, 'SIGTERM');
       if (pid > 0) process.kill(pid, 'SIGTERM');
     } catch {
       // already gone
@@ -132,4 +134,18 @@ export async function startSshd(): Promise<TestSshd> {
 export function skipOrFail(t: { skip(msg: string): void }, reason: string): void {
   if (process.env.DSW_REQUIRE_SYSTEM === '1') throw new Error(`required system part missing: ${reason}`);
   t.skip(reason);
+}
+
+function childrenOf(ppid: number): number[] {
+  const out: number[] = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === ppid) out.push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
 }

@@ -4,6 +4,7 @@
  * log resumes with no gap or duplicate, and the whole protocol lifecycle of the stand-in engine.
  */
 import assert from 'node:assert/strict';
+import { execa } from 'execa';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { AgentEvent } from '../../../src/core/protocol/agentEvents';
@@ -92,24 +93,29 @@ test('a killed connection leaves no orphan of an attached job', async (t) => {
     captureCommand: ['sh', '-c', `echo $$ > ${marker}; exec sleep 600`],
   });
   const conn = createConnection(profile, env());
-  const h = await conn.startSource('orphan', AbortSignal.timeout(30_000));
-  const tr = transportFor(host);
-  const cfg = { runDir: h.runDir, mode: 'command', captureCommand: profile.captureCommand, readyTimeoutS: 30, timeoutS: 600 };
-  const session = startAgent(tr, '/usr/bin/python3', readAgentScript(repoRoot()), 'capture', cfg);
-  const it = session.events();
-  void (async () => {
-    for await (const _ of it) { /* drain */ }
-  })().catch(() => undefined);
-  await waitUntil(() => fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').trim() !== '', 20_000, 'attached job started');
-  const jobPid = Number(fs.readFileSync(marker, 'utf8'));
-  assert.ok(pidAlive(jobPid));
-  session.kill(); // SIGKILL the local ssh: no goodbye, the remote side only sees the channel close
-  await waitUntil(() => !pidAlive(jobPid), 15_000, `attached job ${jobPid} to die after the connection was killed`);
-  assert.ok(pidAlive(h.pid), 'the detached engine must survive');
-  await conn.stop(h, 2000);
-  await conn.dispose();
-  fs.rmSync(marker, { force: true });
-  removeRunDir(h.runDir);
+  const h = await conn.startSource(`orphan-${process.pid}`, AbortSignal.timeout(30_000));
+  try {
+    const tr = transportFor(host);
+    const cfg = { runDir: h.runDir, mode: 'command', captureCommand: profile.captureCommand, readyTimeoutS: 30, timeoutS: 600 };
+    const session = startAgent(tr, '/usr/bin/python3', readAgentScript(repoRoot()), 'capture', cfg);
+    void (async () => {
+      for await (const _ of session.events()) { /* drain */ }
+    })().catch(() => undefined);
+    await waitUntil(() => fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').trim() !== '', 20_000, 'attached job started');
+    const jobPid = Number(fs.readFileSync(marker, 'utf8'));
+    assert.ok(pidAlive(jobPid));
+    session.kill(); // SIGKILL the local ssh and drop our end of its pipes, as a crashing extension host would
+    await waitUntil(() => !pidAlive(jobPid), 15_000, `attached job ${jobPid} to die after the connection was killed`).catch(async (e: unknown) => {
+      const ps = await execa('ps', ['-o', 'pid,ppid,pgid,stat,etime,cmd', '-u', 'dswdash'], { reject: false });
+      throw new Error(`${String(e)}\n${ps.stdout}`);
+    });
+    assert.ok(pidAlive(h.pid), 'the detached engine must survive');
+  } finally {
+    await conn.stop(h, 2000);
+    await conn.dispose();
+    fs.rmSync(marker, { force: true });
+    removeRunDir(h.runDir);
+  }
 });
 
 test('a detached engine survives a dropped connection; logs resume with no gap or duplicate', async (t) => {
