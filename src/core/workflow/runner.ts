@@ -161,6 +161,10 @@ export async function runWorkflow(session: WorkerSession, o: RunWorkflowOptions 
       // The run itself is over and judged; a full disk must not turn it into a failure, but it is said.
       result.file = undefined;
       result.saveError = `could not save the run record in ${o.recordsDir}: ${e instanceof Error ? e.message : String(e)}`;
+      // The report step claimed the file: correct it in what the caller gets and tell the views.
+      const report = record.steps.find((x) => x.name === 'report')!;
+      Object.assign(report, { state: 'warned', verdict: result.saveError, evidence: report.evidence.filter((x) => !x.location) });
+      o.emit?.({ type: 'step', runId, step: { ...report, evidence: [...report.evidence] } });
     }
   }
   return result;

@@ -175,3 +175,26 @@ describe('workflow state machine on recorded sequences', () => {
     await session.dispose();
   });
 });
+
+describe('run records from the runner', () => {
+  it('writes the record where asked, and says so when it cannot', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dsw-runner-rec-'));
+    const conn = new ScriptedConnection(profile(), { afterStart: standinStart(), afterCapture: standinCaptureExit('osexit') });
+    const session = new WorkerSession(conn.profile, conn);
+    const ok = await runWorkflow(session, { steps: ['connect', 'capture', 'sourceExit'], recordsDir: dir, keepRecords: 5 });
+    assert.ok(ok.file && fs.existsSync(ok.file));
+    assert.match(ok.record.steps.find((s) => s.name === 'report')!.verdict!, /run record .*run-.*\.json/);
+    const blocked = path.join(dir, 'not-a-dir');
+    fs.writeFileSync(blocked, 'x');
+    const bad = await runWorkflow(session, { steps: ['connect', 'capture', 'sourceExit'], recordsDir: blocked });
+    await session.dispose();
+    assert.equal(bad.file, undefined);
+    assert.match(bad.saveError!, /could not save the run record/);
+    const report = bad.record.steps.find((s) => s.name === 'report')!;
+    assert.equal(report.state, 'warned');
+    assert.equal(bad.record.outcome, 'passed', 'a record that could not be saved does not fail the run');
+  });
+});
