@@ -4,12 +4,14 @@
  * restored engine resumes in its polling loop and answers requests again.
  */
 import assert from 'node:assert/strict';
-import test from 'node:test';
+import test, { after } from 'node:test';
 import { WorkerProfile } from '../../../src/core/settings/workerProfile';
 import { createConnection } from '../../../src/transport';
-import { collect, pidAlive, removeRunDir, repoRoot, scratch, STANDIN, testEnv, waitUntil } from '../../unit/transport/helpers';
+import { STANDIN, collect, pidAlive, removeRunDir, repoRoot, scratch, stopAllStarted, testEnv, track, waitUntil } from '../../unit/transport/helpers';
 import { findCriu } from '../support/criu';
 import { skipOrFail, sshdUnavailable, startSshd } from '../support/sshd';
+
+after(stopAllStarted);
 
 test('criu capture and restore of the stand-in engine; the restored engine serves', async (t) => {
   const criu = await findCriu(repoRoot());
@@ -48,7 +50,7 @@ async function captureAndRestore(
   });
   const conn = createConnection(profile, env);
   const signal = AbortSignal.timeout(180_000);
-  const h = await conn.startSource(`criu-${transport.kind}-${process.pid}`, signal);
+  const h = track(conn, await conn.startSource(`criu-${transport.kind}-${process.pid}`, signal));
   const f = collect(conn, h);
   try {
     await f.waitFor((e) => e.type === 'sentinel' && e.name === 'ready-for-snapshot' && e.action === 'created', 30_000);

@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import { WorkerProfile } from '../../../src/core/settings/workerProfile';
 import { createConnection, TransportError } from '../../../src/transport';
 import { KubernetesTransport } from '../../../src/transport/kubernetes';
-import { collect, removeRunDir, scratch, STANDIN, testEnv, waitUntil } from '../../unit/transport/helpers';
+import { STANDIN, collect, removeRunDir, scratch, stopAllStarted, testEnv, track, waitUntil } from '../../unit/transport/helpers';
 import { startFakeKubeApi, type FakeKubeApi } from '../support/fakeKubeApi';
 import { skipOrFail } from '../support/sshd';
 import { rng, randomArgv } from './fuzzArgs';
@@ -32,6 +32,7 @@ before(async () => {
     dir,
   );
 });
+after(stopAllStarted);
 after(async () => api?.stop());
 
 const env = () => testEnv(scratch('kube-env'), { kubeconfig: api!.kubeconfig });
@@ -66,7 +67,7 @@ test('stand-in engine lifecycle through kubectl exec (protocol mode)', async (t)
   const conn = createConnection(profile, env());
   const hello = await conn.hello(AbortSignal.timeout(30_000));
   assert.equal(hello.type, 'hello');
-  const h = await conn.startSource(`kube-${process.pid}`, AbortSignal.timeout(30_000));
+  const h = track(conn, await conn.startSource(`kube-${process.pid}`, AbortSignal.timeout(30_000)));
   const f = collect(conn, h);
   await f.waitFor((e) => e.type === 'sentinel' && e.name === 'ready-for-snapshot' && e.action === 'created');
   const cap = await conn.capture(h, AbortSignal.timeout(30_000));

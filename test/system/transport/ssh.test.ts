@@ -13,7 +13,7 @@ import { createConnection, TransportError } from '../../../src/transport';
 import { readAgentScript } from '../../../src/transport/agentLoader';
 import { startAgent } from '../../../src/transport/agentSession';
 import { SshTransport } from '../../../src/transport/ssh';
-import { collect, pidAlive, removeRunDir, repoRoot, scratch, STANDIN, testEnv, waitUntil } from '../../unit/transport/helpers';
+import { STANDIN, collect, pidAlive, removeRunDir, repoRoot, scratch, stopAllStarted, testEnv, track, waitUntil } from '../../unit/transport/helpers';
 import { rng, randomArgv } from './fuzzArgs';
 import { skipOrFail, sshdUnavailable, startSshd, type TestSshd } from '../support/sshd';
 
@@ -24,6 +24,7 @@ const transports: SshTransport[] = [];
 before(async () => {
   if (!why) sshd = await startSshd();
 });
+after(stopAllStarted);
 after(async () => {
   for (const t of transports) await t.dispose();
   await sshd?.stop();
@@ -93,7 +94,7 @@ test('a killed connection leaves no orphan of an attached job', async (t) => {
     captureCommand: ['sh', '-c', `echo $$ > ${marker}; exec sleep 600`],
   });
   const conn = createConnection(profile, env());
-  const h = await conn.startSource(`orphan-${process.pid}`, AbortSignal.timeout(30_000));
+  const h = track(conn, await conn.startSource(`orphan-${process.pid}`, AbortSignal.timeout(30_000)));
   try {
     const tr = transportFor(host);
     const cfg = { runDir: h.runDir, mode: 'command', captureCommand: profile.captureCommand, readyTimeoutS: 30, timeoutS: 600 };
@@ -124,7 +125,7 @@ test('a detached engine survives a dropped connection; logs resume with no gap o
   const writer = 'import time\nfor i in range(200000):\n print("(EngineCore_DP%d pid=7) line %d" % (i % 2, i), flush=True)\n time.sleep(0.0005)';
   const profile = profileFor(host, ['python3', '-c', writer]);
   const conn = createConnection(profile, env());
-  const h = await conn.startSource('resume', AbortSignal.timeout(30_000));
+  const h = track(conn, await conn.startSource(`resume-${process.pid}`, AbortSignal.timeout(30_000)));
   const tr = transportFor(host);
   const script = readAgentScript(repoRoot());
   const offsets: Record<string, number> = {};
@@ -146,7 +147,7 @@ test('a detached engine survives a dropped connection; logs resume with no gap o
     await s.exited;
     assert.ok(got.length > 0);
   }
-  const again = await conn.reattach('resume', AbortSignal.timeout(30_000));
+  const again = await conn.reattach(`resume-${process.pid}`, AbortSignal.timeout(30_000));
   assert.ok(again, 'the engine survived three dropped connections');
   const lines = text.split('\n').filter(Boolean);
   lines.forEach((l, i) => assert.equal(l, `(EngineCore_DP${i % 2} pid=7) line ${i}`));
@@ -162,7 +163,7 @@ for (const shell of ['bash', 'dash', 'zsh']) {
     const conn = createConnection(profileFor(sshd!.hosts[shell]!, ['python3', STANDIN(), '--dp', '2']), env());
     const hello = await conn.hello(AbortSignal.timeout(30_000));
     assert.equal(hello.isRoot, false);
-    const h = await conn.startSource(`life-${shell}`, AbortSignal.timeout(30_000));
+    const h = track(conn, await conn.startSource(`life-${shell}-${process.pid}`, AbortSignal.timeout(30_000)));
     const f = collect(conn, h);
     await f.waitFor((e) => e.type === 'sentinel' && e.name === 'ready-for-snapshot' && e.action === 'created');
     const cap = await conn.capture(h, AbortSignal.timeout(30_000));

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import test from 'node:test';
+import test, { after } from 'node:test';
 import type { AgentEvent } from '../../../src/core/protocol/agentEvents';
 import { WorkerProfile } from '../../../src/core/settings/workerProfile';
 import type { ProtocolProblem } from '../../../src/core/worker/types';
@@ -14,7 +14,7 @@ import { AgentCommandError, createConnection } from '../../../src/transport';
 import { agentInvocation } from '../../../src/transport/agentLoader';
 import { startAgent } from '../../../src/transport/agentSession';
 import { LocalTransport } from '../../../src/transport/local';
-import { pidAlive, scratch, STANDIN, testEnv } from '../transport/helpers';
+import { STANDIN, pidAlive, scratch, stopAllStarted, testEnv, track } from '../transport/helpers';
 
 const signal = () => AbortSignal.timeout(60_000);
 
@@ -68,7 +68,7 @@ test('python missing on the worker names the python setting', async () => {
 test('a worker that never becomes ready: capture times out and reports it', async () => {
   const profile = WorkerProfile.parse({ name: 'never', command: ['sleep', '30'], timeouts: { readySeconds: 0.5 } });
   const conn = createConnection(profile, testEnv(scratch('never')));
-  const h = await conn.startSource('never', signal());
+  const h = track(conn, await conn.startSource('never', signal()));
   const t0 = Date.now();
   const cap = await conn.capture(h, signal());
   assert.equal(cap.ok, false);
@@ -83,7 +83,7 @@ test('a worker that never becomes ready: capture times out and reports it', asyn
 test('a source that dies before it is ready fails the capture at once', async () => {
   const profile = WorkerProfile.parse({ name: 'dies', command: ['sh', '-c', 'sleep 0.3; exit 3'] });
   const conn = createConnection(profile, testEnv(scratch('dies')));
-  const h = await conn.startSource('dies', signal());
+  const h = track(conn, await conn.startSource('dies', signal()));
   const cap = await conn.capture(h, signal());
   assert.equal(cap.ok, false);
   assert.match(cap.error!, /ended before it wrote ready-for-snapshot/);
@@ -119,7 +119,7 @@ else:
     criu: { path: '/bin/false', cudaCheckpointPath: fake },
   });
   const conn = createConnection(profile, testEnv(dir));
-  const h = await conn.startSource('capfail', signal());
+  const h = track(conn, await conn.startSource('capfail', signal()));
   const phases: string[] = [];
   const cap = await conn.capture(h, signal(), (e) => {
     if (e.type === 'phase') phases.push(`${e.phase}:${e.state}`);
@@ -135,6 +135,8 @@ else:
   assert.ok(pidAlive(h.pid), 'the source keeps running after a failed capture');
   await conn.stop(h, 1000);
 });
+
+after(stopAllStarted);
 
 test('an unwritable control directory is a clear error naming it', async () => {
   const profile = WorkerProfile.parse({ name: 'ro', command: ['sleep', '5'], controlDir: '/proc/dsw-control' });
@@ -154,7 +156,7 @@ test('stale sentinels (including restore-complete) are removed before a new run'
   for (const n of ['restore-complete', 'snapshot-complete', 'ready-for-snapshot']) fs.writeFileSync(path.join(control, n), 'old');
   const profile = WorkerProfile.parse({ name: 'st', command: ['sleep', '5'], controlDir: control });
   const conn = createConnection(profile, testEnv(dir));
-  const h = await conn.startSource('st', signal());
+  const h = track(conn, await conn.startSource('st', signal()));
   assert.deepEqual(fs.readdirSync(control), []);
   await conn.stop(h, 500);
 });
@@ -169,7 +171,7 @@ test('profile env values never appear in the worker\'s process list (config trav
   const secret = `s3cr3t-${process.pid}`;
   const profile = WorkerProfile.parse({ name: 'env', command: ['sleep', '5'], env: { HF_TOKEN: secret } });
   const conn = createConnection(profile, testEnv(scratch('env')));
-  const h = await conn.startSource('env', signal());
+  const h = track(conn, await conn.startSource('env', signal()));
   const cmdlines = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map((d) => {
     try {
       return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8');

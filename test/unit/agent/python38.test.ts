@@ -1,10 +1,12 @@
 /** The agent and the stand-in promise Python 3.8+: run both on a 3.8 interpreter when one is installed. */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import test from 'node:test';
+import test, { after } from 'node:test';
 import { WorkerProfile } from '../../../src/core/settings/workerProfile';
 import { createConnection } from '../../../src/transport';
-import { collect, scratch, STANDIN, testEnv } from '../transport/helpers';
+import { STANDIN, collect, scratch, stopAllStarted, testEnv, track } from '../transport/helpers';
+
+after(stopAllStarted);
 
 const PY38 = process.env.DSW_PYTHON38 ?? ['/root/.pyenv/versions/3.8.18/bin/python3', '/usr/bin/python3.8'].find((p) => fs.existsSync(p));
 
@@ -14,7 +16,7 @@ test('agent and stand-in work on Python 3.8', async (t) => {
   const conn = createConnection(profile, testEnv(scratch('py38')));
   const hello = await conn.hello(AbortSignal.timeout(30_000));
   assert.match(hello.python, /^3\.8\./);
-  const h = await conn.startSource('py38', AbortSignal.timeout(30_000));
+  const h = track(conn, await conn.startSource('py38', AbortSignal.timeout(30_000)));
   const f = collect(conn, h);
   const cap = await conn.capture(h, AbortSignal.timeout(30_000));
   assert.equal(cap.ok, true, cap.error);

@@ -29,6 +29,21 @@ export function scratch(prefix: string): string {
   return d;
 }
 
+const running: { conn: WorkerConnection; handle: SourceHandle }[] = [];
+
+/** Remembers a started source so `stopAllStarted` (registered with after()) stops it even when a test failed. */
+export function track<T extends SourceHandle>(conn: WorkerConnection, handle: T): T {
+  running.push({ conn, handle });
+  return handle;
+}
+
+export async function stopAllStarted(): Promise<void> {
+  for (const { conn, handle } of running.splice(0)) {
+    await conn.stop(handle, 500).catch(() => undefined);
+    await conn.dispose().catch(() => undefined);
+  }
+}
+
 /** Removes a run dir on the worker (the tests' workers are this machine). */
 export function removeRunDir(runDir: string): void {
   fs.rmSync(runDir, { recursive: true, force: true });

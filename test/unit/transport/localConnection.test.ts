@@ -3,11 +3,13 @@
  * the whole protocol-mode lifecycle (start, ready, capture, exit, restore path, serve, stop).
  */
 import assert from 'node:assert/strict';
-import test from 'node:test';
+import test, { after } from 'node:test';
 import { WorkerProfile } from '../../../src/core/settings/workerProfile';
 import { localDemoProfile } from '../../../src/core/settings/builtinProfiles';
 import { createConnection } from '../../../src/transport';
-import { collect, repoRoot, scratch, STANDIN, testEnv, pidAlive, waitUntil } from './helpers';
+import { STANDIN, collect, pidAlive, repoRoot, scratch, stopAllStarted, testEnv, track, waitUntil } from './helpers';
+
+after(stopAllStarted);
 
 const signal = () => AbortSignal.timeout(60_000);
 
@@ -23,7 +25,7 @@ test('hello reports python, privileges and tools', async () => {
 
 test('protocol capture: ready, snapshot-complete, clean exit 0, restore path serves', async () => {
   const conn = createConnection(localDemoProfile(repoRoot()), testEnv(scratch('proto')));
-  const h = await conn.startSource('run-1', signal());
+  const h = track(conn, await conn.startSource('run-1', signal()));
   assert.ok(h.pid > 0 && h.pgid === h.pid);
   assert.deepEqual(h.logFiles, ['engine.log']);
   const f = collect(conn, h);
@@ -55,7 +57,7 @@ test('protocol capture: ready, snapshot-complete, clean exit 0, restore path ser
 test('SystemExit after capture is recorded as death by SIGSEGV', async () => {
   const profile = localDemoProfile(repoRoot(), ['--exit-mode', 'systemexit', '--dp', '1']);
   const conn = createConnection(profile, testEnv(scratch('segv')));
-  const h = await conn.startSource('segv', signal());
+  const h = track(conn, await conn.startSource('segv', signal()));
   const f = collect(conn, h);
   const cap = await conn.capture(h, signal());
   assert.equal(cap.ok, true);
@@ -71,7 +73,7 @@ test('reattach finds a running source and resumes logs by offset with no gap or 
   const dir = scratch('reattach');
   const profile = WorkerProfile.parse({ name: 'p', command: ['python3', STANDIN(), '--dp', '3', '--no-color'] });
   const conn = createConnection(profile, testEnv(dir));
-  const h = await conn.startSource('r', signal());
+  const h = track(conn, await conn.startSource('r', signal()));
   const f1 = collect(conn, h);
   await f1.waitFor((e) => e.type === 'log' && e.data.includes('Engine with 3'));
   await f1.stop();
@@ -98,7 +100,7 @@ test('the control dir watch reports ready-for-snapshot within 20 ms of its creat
   const control = `${dir}/ctl`;
   const profile = WorkerProfile.parse({ name: 'lat', command: ['sleep', '30'], controlDir: control });
   const conn = createConnection(profile, testEnv(dir));
-  const h = await conn.startSource('lat', signal());
+  const h = track(conn, await conn.startSource('lat', signal()));
   const f = collect(conn, h);
   const fs = await import('node:fs');
   const lat: number[] = [];
