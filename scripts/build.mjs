@@ -16,7 +16,17 @@ const watch = process.argv.includes('--watch');
 // bundle; its CJS build works (shared/reference/python-analysis.md §3).
 const alias = { 'web-tree-sitter': path.join(root, 'node_modules/web-tree-sitter/web-tree-sitter.cjs') };
 
+// Resolve zod's locale index to the English-only shim (scripts/shims/zod-locales.js).
+const zodLocales = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? { path: path.join(root, 'scripts/shims/zod-locales.js') } : undefined);
+  },
+};
+
 const common = {
+  plugins: [zodLocales],
   bundle: true,
   platform: 'node',
   format: 'cjs',

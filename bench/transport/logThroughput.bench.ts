@@ -7,6 +7,7 @@
  * router's memory (heap and RSS growth, tail sizes).
  */
 import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogRouter } from '../../src/core/logs/router';
@@ -25,6 +26,32 @@ const SIZE_MB = arg('--size-mb', Number(process.env.DSW_BENCH_MB ?? 1024));
 const RANKS = 8;
 /** --local: the same pipeline without ssh (agent → pipe → router), to see what ssh costs. */
 const LOCAL = process.argv.includes('--local');
+/** DSW_BENCH_MARK=FILE: touched when each phase starts, for an outside per-process CPU sampler. */
+const mark = () => process.env.DSW_BENCH_MARK && fs.writeFileSync(process.env.DSW_BENCH_MARK, '');
+/** --profile FILE: a V8 CPU profile of the extension side during the agent→router phase only, and its top functions. */
+const PROFILE = process.argv.includes('--profile') ? process.argv[process.argv.indexOf('--profile') + 1] : undefined;
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function topSelf(p: Profile, n: number): string[] {
+  const byId = new Map<number, number>();
+  p.samples.forEach((id, i) => byId.set(id, (byId.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
+  const self = new Map<string, number>();
+  for (const node of p.nodes) {
+    const f = node.callFrame;
+    const key = `${f.functionName || '(anonymous)'} ${f.url ? `${path.basename(f.url)}:${f.lineNumber + 1}` : ''}`.trim();
+    self.set(key, (self.get(key) ?? 0) + (byId.get(node.id) ?? 0));
+  }
+  return [...self].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, us]) => `${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
+}
 
 // Each rank file gets SIZE/8 bytes of realistic lines (ANSI-coloured vLLM prefix, varying text).
 const GEN = `
@@ -67,6 +94,7 @@ async function main(): Promise<void> {
     console.log(`generated ${mb(total)} MiB in ${RANKS} rank files in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 
     // Anchor: cat of the same files over the same ControlMaster, bytes counted in Node.
+    mark();
     t = performance.now();
     const cat = transport.spawn(['cat', ...files]);
     cat.stdin.end();
@@ -87,10 +115,17 @@ async function main(): Promise<void> {
     let got = 0;
     let events = 0;
     const ac = new AbortController();
+    const inspector = PROFILE ? new Session() : undefined;
+    if (inspector) {
+      inspector.connect();
+      await inspector.post('Profiler.enable');
+      await inspector.post('Profiler.start');
+    }
+    mark();
     t = performance.now();
     for await (const e of conn.follow(h, { signal: ac.signal })) {
       if (e.type !== 'log' || !e.file.startsWith('rank')) continue;
-      router.push(e.file, e.data);
+      router.push(e.file, e.bytes ?? e.data);
       got += e.end - e.start;
       if (++events % 64 === 0) {
         const m = process.memoryUsage();
@@ -105,6 +140,13 @@ async function main(): Promise<void> {
       if (got >= total) break;
     }
     const oursS = (performance.now() - t) / 1000;
+    mark();
+    if (inspector && PROFILE) {
+      const { profile } = (await inspector.post('Profiler.stop')) as unknown as { profile: Profile };
+      fs.writeFileSync(PROFILE, JSON.stringify(profile));
+      console.log(`profile of the agent→router phase (${PROFILE}), self time:\n${topSelf(profile, 15).join('\n')}`);
+      inspector.disconnect();
+    }
     const cpu = process.cpuUsage(cpu0);
     ac.abort();
     const st = router.stats();

@@ -31,6 +31,10 @@ AGENT_VERSION = "0.1.0"
 PROTOCOL = 1
 SENTINELS = ("ready-for-snapshot", "snapshot-complete", "restore-complete", "restore-context.json")
 MAX_CHUNK = 1024 * 1024  # JSON-escaped worst case (6x) stays under the 8 MiB event limit
+# Framed log chunks (agentEvents.ts LOG_FRAME_FORMAT): a `log_frame` header line, then the raw bytes.
+# No escaping, so a frame can be larger (the extension rejects headers announcing > 8 MiB).
+LOG_FRAME_FORMAT = 1
+FRAME_CHUNK = 4 * 1024 * 1024
 _out_lock = threading.Lock()
 _stdin_closed = threading.Event()
 _attached = []  # Popen objects killed (as groups) when the extension goes away
@@ -59,6 +63,21 @@ def emit(etype, **fields):
             sys.stdout.buffer.flush()
         except (BrokenPipeError, OSError):
             # The extension is gone: nobody to report to, so stop what we run attached.
+            shutdown_attached()
+            os._exit(0)
+
+
+def emit_frame(fn, start, data):
+    """One log chunk as a frame: header line, then len(data) raw bytes (complete lines, as read)."""
+    header = json.dumps({"v": PROTOCOL, "t": now_ms(), "type": "log_frame", "file": fn, "start": start,
+                         "end": start + len(data), "bytes": len(data)}, ensure_ascii=False, separators=(",", ":"))
+    with _out_lock:
+        try:
+            out = sys.stdout.buffer
+            out.write((header + "\n").encode("utf-8", "replace"))
+            out.write(data)
+            out.flush()
+        except (BrokenPipeError, OSError):
             shutdown_attached()
             os._exit(0)
 
@@ -721,6 +740,8 @@ def cmd_follow(cfg):
     run = Run(run_dir_of(cfg))
     offsets = dict(cfg.get("offsets") or {})
     poll = max(0.002, float(cfg.get("pollMs", 10)) / 1000.0)
+    framed = cfg.get("logFrames") == LOG_FRAME_FORMAT
+    read_max = FRAME_CHUNK if framed else MAX_CHUNK
     fds = {}
     seen_sent = {}
     seen_exit = set()
@@ -751,13 +772,6 @@ def cmd_follow(cfg):
                     except OSError:
                         continue
                     offsets.setdefault(fn, 0)
-            for fn in os.listdir(run.procs):
-                if fn.endswith(".exit.json") and fn not in seen_exit:
-                    ex = read_json(os.path.join(run.procs, fn))
-                    if ex:
-                        seen_exit.add(fn)
-                        emit("process_exit", pid=ex.get("pid") or 0, role=ex.get("role", "source")
-                             if ex.get("role") in ("source", "restored") else "other", code=ex.get("code"), signal=ex.get("signal"))
             ep = read_json(os.path.join(run.dir, "endpoint.json"))
             if ep and isinstance(ep.get("url"), str) and ep["url"] != endpoint:
                 endpoint = ep["url"]
@@ -773,7 +787,7 @@ def cmd_follow(cfg):
                 off = offsets[fn] = 0
             if size == off:
                 continue
-            data = os.pread(fd, min(size - off, MAX_CHUNK), off)
+            data = os.pread(fd, min(size - off, read_max), off)
             cut = data.rfind(b"\n") + 1
             if cut == 0:
                 # No newline yet: wait, unless the line is huge or the writer stopped a while ago.
@@ -784,13 +798,31 @@ def cmd_follow(cfg):
                 if len(data) < MAX_CHUNK and not all_exited(run):
                     continue
                 cut = len(data)
-            chunk = data[:cut]
-            emit("log", file=fn, start=off, end=off + cut, data=chunk.decode("utf-8", "replace"))
+            if framed:
+                emit_frame(fn, off, memoryview(data)[:cut])
+            else:
+                emit("log", file=fn, start=off, end=off + cut, data=data[:cut].decode("utf-8", "replace"))
             offsets[fn] = off + cut
             busy = busy or (size - off - cut) > 0
+        # Every pass (not every 200 ms: the workflow waits on the source's exit to judge it), and after
+        # the logs, so the last lines a process wrote arrive before its exit.
+        report_exits(run, seen_exit)
         if not busy:
             _stdin_closed.wait(poll)
     return True
+
+
+def report_exits(run, seen):
+    try:
+        new = sorted(fn for fn in os.listdir(run.procs) if fn.endswith(".exit.json") and fn not in seen)
+    except OSError:
+        return
+    for fn in new:
+        ex = read_json(os.path.join(run.procs, fn))
+        if ex:
+            seen.add(fn)
+            emit("process_exit", pid=ex.get("pid") or 0, role=ex.get("role", "source")
+                 if ex.get("role") in ("source", "restored") else "other", code=ex.get("code"), signal=ex.get("signal"))
 
 
 def all_exited(run):

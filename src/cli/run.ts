@@ -22,6 +22,7 @@ import { WorkerSession } from '../core/workflow/session';
 import { STEP_TITLES, type RunEvent, type StepName } from '../core/workflow/types';
 import { createLogRouter } from '../core/logs/router';
 import { createConnection } from '../transport/index';
+import { kubeSourceFor } from './kubeSource';
 
 const USAGE = `usage: dsw run --worker NAME [--steps a,b,...] [--format text|json] [--config FILE] [--records DIR]
 
@@ -156,6 +157,7 @@ export async function runMain(argv: string[]): Promise<number> {
     scratchDir: scratch,
   };
   const session = new WorkerSession(profile, createConnection(profile, env));
+  session.kube = kubeSourceFor(profile, env);
   const ctl = new AbortController();
   let interrupts = 0;
   const onSigint = (): void => {

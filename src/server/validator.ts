@@ -16,8 +16,13 @@ import { ParseTimeout, type DocumentStore } from './documents';
 import type { SettingsCache } from './settings';
 import { fileInfo } from './paths';
 
-/** Typing pauses shorter than this do not start a validation (python-analysis.md §6.1: 150–250 ms). */
-export const DEBOUNCE_MS = 200;
+/**
+ * Debounce while typing, scaled to what a validation of this document costs: twice its last time,
+ * at most 200 ms (python-analysis.md §6.1). A 1k-line file (a few ms) answers at once; a generated
+ * 100k-line file is not re-parsed on every keystroke.
+ */
+export const MAX_DEBOUNCE_MS = 200;
+export const DEBOUNCE_FACTOR = 2;
 /** Documents this large get a busy notification: their parse is long enough to show. */
 const BUSY_CHARS = 256 * 1024;
 
@@ -29,6 +34,8 @@ export interface Analysis {
 
 export class Validator {
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** The last validation's duration per document (ms), for the debounce. */
+  private readonly lastMs = new Map<string, number>();
 
   constructor(
     private readonly connection: Connection,
@@ -50,7 +57,8 @@ export class Validator {
   schedule(doc: TextDocument, reason: 'open' | 'change' | 'save' | 'config'): void {
     void this.settings.get(doc.uri).then((s) => {
       if (reason === 'change' && s.run === 'onSave') return;
-      const delay = reason === 'change' ? DEBOUNCE_MS : 0;
+      const last = this.lastMs.get(doc.uri);
+      const delay = reason === 'change' ? Math.min(MAX_DEBOUNCE_MS, last === undefined ? MAX_DEBOUNCE_MS : Math.ceil(DEBOUNCE_FACTOR * last)) : 0;
       clearTimeout(this.timers.get(doc.uri));
       this.timers.set(doc.uri, setTimeout(() => void this.run(doc.uri), delay));
     });
@@ -59,6 +67,7 @@ export class Validator {
   cancel(uri: string): void {
     clearTimeout(this.timers.get(uri));
     this.timers.delete(uri);
+    this.lastMs.delete(uri);
     void this.connection.sendDiagnostics({ uri, diagnostics: [] });
   }
 
@@ -97,6 +106,7 @@ export class Validator {
         `Validating ${uri} took ${ms.toFixed(0)} ms, over the ${state === 'error' ? budget.error : budget.warn} ms budget (dynamoSnapshot.lint.timeBudget.onValidation)`,
       );
     }
+    this.lastMs.set(uri, ms);
     const params: ValidationReport = { uri, version, ms: Math.round(ms * 10) / 10, findings, state, skipped };
     void this.connection.sendNotification(VALIDATION_REPORT, params);
   }

@@ -3,8 +3,9 @@
  * its stdout into validated events. Malformed, oversized, unknown and wrong-version lines and
  * anything on stderr are reported through onProblem and skipped, never fatal.
  */
-import { MAX_EVENT_LINE_BYTES, parseAgentLine, type AgentEvent } from '../core/protocol/agentEvents';
+import { MAX_EVENT_LINE_BYTES, parseAgentLine, type AgentEvent, type LogChunkEvent, type LogFrameHeader } from '../core/protocol/agentEvents';
 import type { ProtocolProblem } from '../core/worker/types';
+import { decodeUtf8 } from '../core/logs/router';
 import { agentInvocation } from './agentLoader';
 import { readLines } from './lines';
 import { TransportError, type ExitStatus, type RemoteProcess, type WorkerTransport } from './types';
@@ -45,15 +46,33 @@ export function startAgent(
   };
   async function* events(): AsyncGenerator<AgentEvent> {
     let gotOutput = false;
-    for await (const item of readLines(proc.stdout, MAX_EVENT_LINE_BYTES)) {
+    // A valid log_frame header (bounded by MAX_FRAME_BYTES in its schema) makes the reader take the
+    // next `bytes` raw bytes; an invalid one stays an ordinary line and is reported below.
+    let header: LogFrameHeader | undefined;
+    const frameOf = (line: string): number => {
+      if (!line.includes('"log_frame"')) return 0;
+      const r = parseAgentLine(line);
+      header = r.ok && 'frame' in r ? r.frame : undefined;
+      return header?.bytes ?? 0;
+    };
+    for await (const item of readLines(proc.stdout, MAX_EVENT_LINE_BYTES, frameOf)) {
       gotOutput = true;
       if ('oversized' in item) {
         onProblem({ kind: 'oversized', detail: `${item.oversized} bytes without a newline` });
         continue;
       }
+      if ('truncatedFrame' in item) {
+        onProblem({ kind: 'invalid', detail: `log_frame: output ended after ${item.truncatedFrame} of ${item.expected} bytes` });
+        continue;
+      }
+      if (item.frame && header) {
+        yield logEventOf(header, item.frame);
+        continue;
+      }
       if (item.line.trim() === '') continue;
       const r = parseAgentLine(item.line);
-      if (r.ok) yield r.event;
+      if (r.ok && 'event' in r) yield r.event;
+      else if (r.ok) onProblem({ kind: 'invalid', detail: 'log_frame header without its bytes' });
       else onProblem({ kind: r.problem, detail: r.detail });
     }
     const status = await proc.exited;
@@ -68,6 +87,26 @@ export function startAgent(
     proc.kill('SIGKILL');
   };
   return { events, close, kill, exited: proc.exited };
+}
+
+/**
+ * A framed chunk as an ordinary `log` event: `bytes` are the raw bytes; `data` (their UTF-8 text) is
+ * decoded on first access, so a consumer that routes bytes never pays for the string.
+ */
+function logEventOf(h: LogFrameHeader, bytes: Buffer): LogChunkEvent {
+  let text: string | undefined;
+  return {
+    v: h.v,
+    t: h.t,
+    type: 'log',
+    file: h.file,
+    start: h.start,
+    end: h.end,
+    bytes,
+    get data() {
+      return (text ??= decodeUtf8(bytes));
+    },
+  };
 }
 
 /** Exit statuses that mean "the agent never ran", turned into messages that say what to try. */

@@ -3,12 +3,13 @@
  * subcommand whose JSON-lines events are validated (agentEvents.ts) and relayed.
  */
 import path from 'node:path';
-import type {
-  AgentEvent,
-  CaptureResultEvent,
-  HelloEvent,
-  RestoreResultEvent,
-  StartedEvent,
+import {
+  LOG_FRAME_FORMAT,
+  type AgentEvent,
+  type CaptureResultEvent,
+  type HelloEvent,
+  type RestoreResultEvent,
+  type StartedEvent,
 } from '../core/protocol/agentEvents';
 import type { WorkerProfile } from '../core/settings/workerProfile';
 import type {
@@ -79,7 +80,9 @@ export class AgentConnection implements WorkerConnection {
   async *follow(handle: SourceHandle, options: FollowOptions): AsyncIterable<AgentEvent> {
     const { signal } = options;
     if (signal.aborted) return;
-    const session = await this.session('follow', { runDir: handle.runDir, offsets: options.offsets ?? {} }, options.onProblem, signal);
+    // Framed log chunks: raw bytes after a small header, no JSON escaping (agentEvents.ts LOG_FRAME_FORMAT).
+    const cfg = { runDir: handle.runDir, offsets: options.offsets ?? {}, logFrames: LOG_FRAME_FORMAT };
+    const session = await this.session('follow', cfg, options.onProblem, signal);
     const onAbort = () => session.close();
     signal.addEventListener('abort', onAbort, { once: true });
     const killTimer = () => setTimeout(() => session.kill(), 3000).unref();

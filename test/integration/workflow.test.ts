@@ -12,7 +12,7 @@ import type { WorkbenchApi } from '../../src/extension';
 import { localDemoProfile } from '../../src/core/settings/builtinProfiles';
 import { readRecord, type RunRecord } from '../../src/core/workflow/records';
 import type { RunEvent } from '../../src/core/workflow/types';
-import type { WorkflowController } from '../../src/ui/workflow/service';
+import { SAVED_SOURCES_KEY, type WorkflowController } from '../../src/ui/workflow/service';
 
 const EXTENSION_ID = 'dynamo-snapshot-workbench.dynamo-snapshot-workbench';
 
@@ -195,5 +195,38 @@ suite('Workflow: the snapshot workflow in VS Code', () => {
     assert.strictEqual(await vscode.commands.executeCommand('dynamoSnapshot.disconnect', 'local-demo'), true);
     for (let i = 0; i < 50 && pidAlive(restored); i++) await new Promise((r) => setTimeout(r, 100));
     assert.ok(!pidAlive(restored), 'Disconnect stops the restored worker');
+  });
+  test('a source started by Start Source survives a window reload; the next commands reattach to it', async () => {
+    const { a, c } = await workflow();
+    const start = await vscode.commands.executeCommand<RunRecord>('dynamoSnapshot.startSource', 'local-demo');
+    assert.strictEqual(start?.outcome, 'passed', JSON.stringify(start?.steps.map((s) => [s.name, s.state, s.verdict])));
+    const pgid = pgidOf(start);
+    // The reload: deactivate runs the workflow's shutdown; a new window registers a new service.
+    await c.shutdown();
+    assert.ok(groupAlive(pgid), 'the source survives deactivate');
+    const saved = a.ctx.extension.workspaceState.get<Record<string, { handle: { runId: string } }>>(SAVED_SOURCES_KEY);
+    assert.strictEqual(saved?.['local-demo']?.handle.runId, start.runId, 'the source handle is kept in workspaceState');
+    const Controller = c.constructor as new (ctx: WorkbenchApi['ctx']) => WorkflowController;
+    const c2 = new Controller(a.ctx);
+    a.ctx.services.set('workflow', c2);
+    try {
+      assert.strictEqual(c2.stageOf('local-demo'), 'idle');
+      await vscode.commands.executeCommand('dynamoSnapshot.connect', 'local-demo');
+      assert.strictEqual(c2.connectionState('local-demo')?.source, 'source running (reattached)');
+      const cap = await vscode.commands.executeCommand<RunRecord>('dynamoSnapshot.warmupAndCapture', 'local-demo');
+      assert.strictEqual(cap?.outcome, 'passed', JSON.stringify(cap?.steps.map((s) => [s.name, s.state, s.verdict])));
+      assert.match(cap.steps.find((s) => s.name === 'warmup')!.verdict!, /every rank \(DP0, DP1\)/, 'markers from before the reload still count');
+      assert.ok(!groupAlive(pgid) || cap.steps.find((s) => s.name === 'sourceExit')!.state === 'passed');
+      const res = await vscode.commands.executeCommand<RunRecord>('dynamoSnapshot.restore', 'local-demo');
+      assert.strictEqual(res?.outcome, 'passed', JSON.stringify(res?.steps.map((s) => [s.name, s.state, s.verdict])));
+      const restored = restoredPid(res);
+      assert.strictEqual(await vscode.commands.executeCommand('dynamoSnapshot.disconnect', 'local-demo'), true);
+      for (let i = 0; i < 50 && pidAlive(restored); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(!pidAlive(restored), 'Disconnect stops the reattached worker');
+      assert.strictEqual(a.ctx.extension.workspaceState.get<Record<string, unknown>>(SAVED_SOURCES_KEY)?.['local-demo'], undefined, 'nothing left to reattach');
+    } finally {
+      await c2.shutdown();
+      a.ctx.services.set('workflow', c);
+    }
   });
 });

@@ -7,10 +7,12 @@
  *
  * Consumers: the views (#6: Ranks tree, rank log documents), the workflow (#5: lifecycle markers).
  */
+import { isAscii } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
-import { AGENT_RANK, type Backend, classifyLine, compareRanks } from './ranks';
+import { AGENT_RANK, MAIN_RANK, type Backend, classifyLine, compareRanks } from './ranks';
 import { Ring } from './ring';
+import { logWriter, type WriteRange } from './writer';
 
 export { AGENT_RANK, MAIN_RANK, classifyLine, compareRanks } from './ranks';
 
@@ -68,8 +70,11 @@ export interface LogRouter {
   filePath(rank: string): string | undefined;
   /** The local file holding every line in arrival order (when `merged` is on). */
   mergedPath(): string | undefined;
-  /** A chunk of a worker log file; a trailing partial line is kept until its newline arrives. */
-  push(file: string, data: string): void;
+  /**
+   * A chunk of a worker log file (text, or its raw bytes as the agent's log frames carry them); a
+   * trailing partial line is kept until its newline arrives.
+   */
+  push(file: string, data: string | Uint8Array): void;
   /** One whole line for a rank that has no prefix of its own (the agent's messages). */
   pushLine(rank: string, line: string): void;
   /** The source file ended: route its partial last line, if any. */
@@ -86,6 +91,71 @@ function fileNameFor(rank: string): string {
   return `${rank.replace(/[^A-Za-z0-9_.-]/g, '_')}.log`;
 }
 
+const NEWLINE = Buffer.from('\n');
+/** Bytes of a line decoded to classify it (every backend's prefix is far shorter). */
+const HEAD_BYTES = 512;
+
+/** Consecutive lines of one rank in one pushed chunk: byte ranges of the chunk, and how many lines. */
+interface Run {
+  starts: number[];
+  ends: number[];
+  partLines: number[];
+  lines: number;
+}
+
+function addRun(runs: Map<string, Run>, rank: string, start: number, end: number, lines: number): void {
+  const run = runs.get(rank);
+  if (!run) runs.set(rank, { starts: [start], ends: [end], partLines: [lines], lines });
+  else {
+    run.starts.push(start);
+    run.ends.push(end);
+    run.partLines.push(lines);
+    run.lines += lines;
+  }
+}
+
+function startsWith(buf: Buffer, pos: number, prefix: Buffer): boolean {
+  for (let i = 0; i < prefix.length; i++) if (buf[pos + i] !== prefix[i]) return false;
+  return true;
+}
+
+/** Lines of a text that ends with a newline, without it and without a trailing CR each. */
+function splitText(text: string): string[] {
+  const out = text.split('\n');
+  out.pop();
+  for (let i = 0; i < out.length; i++) if (out[i]!.endsWith('\r')) out[i] = out[i]!.slice(0, -1);
+  return out;
+}
+
+/** A chunk's text: latin1 when it is all ASCII (the same characters, decoded about twice as fast). */
+export function decodeUtf8(buf: Uint8Array, start = 0, end = buf.length): string {
+  const b = Buffer.from(buf.buffer, buf.byteOffset + start, end - start);
+  return isAscii(b) ? b.toString('latin1') : b.toString('utf8');
+}
+const decode = decodeUtf8;
+
+/** The last n lines of a run, oldest first, decoding only those. */
+function lastLines(body: Buffer, run: Run, n: number): string[] {
+  const chunks: string[][] = [];
+  let need = Math.min(n, run.lines);
+  for (let i = run.starts.length - 1; i >= 0 && need > 0; i--) {
+    const start = run.starts[i]!;
+    const end = run.ends[i]!;
+    const count = run.partLines[i]!;
+    if (count <= need) {
+      chunks.push(splitText(decode(body, start, end)));
+      need -= count;
+      continue;
+    }
+    // Find the start of the last `need` lines: step back over `need` newlines (the last one ends the part).
+    let p = end - 1;
+    for (let k = 0; k < need; k++) p = body.lastIndexOf(10, p - 1);
+    chunks.push(splitText(decode(body, p + 1, end)));
+    need = 0;
+  }
+  return chunks.reverse().flat();
+}
+
 class Router implements LogRouter {
   readonly dir: string;
   private readonly backend: Backend;
@@ -94,7 +164,9 @@ class Router implements LogRouter {
   private readonly tails = new Map<string, Ring>();
   private readonly fds = new Map<string, number>();
   private readonly counts = new Map<string, number>();
-  private readonly partial = new Map<string, string>();
+  private readonly partial = new Map<string, Buffer>();
+  /** The last classified prefix (bytes) and its rank: most lines repeat the previous line's prefix. */
+  private memo: { prefix: Buffer; rank: string } | undefined;
   private readonly lineListeners = new Set<(b: RankBatch[]) => void>();
   private readonly rankListeners = new Set<(r: string) => void>();
   private mergedFd: number | undefined;
@@ -130,28 +202,33 @@ class Router implements LogRouter {
   }
 
   filePath(rank: string): string | undefined {
+    // Whoever opens the file next sees everything routed so far.
+    logWriter().flush();
     return this.tails.has(rank) ? path.join(this.dir, fileNameFor(rank)) : undefined;
   }
 
   mergedPath(): string | undefined {
+    logWriter().flush();
     return this.mergedFd === undefined ? undefined : path.join(this.dir, 'merged.log');
   }
 
-  push(file: string, data: string): void {
+  push(file: string, data: string | Uint8Array): void {
     if (this.disposed || data.length === 0) return;
-    let text = (this.partial.get(file) ?? '') + data;
-    const lastNl = text.lastIndexOf('\n');
-    let rest = lastNl < 0 ? text : text.slice(lastNl + 1);
-    text = lastNl < 0 ? '' : text.slice(0, lastNl);
-    const lines = text.length > 0 || lastNl >= 0 ? text.split('\n') : [];
+    let buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    const held = this.partial.get(file);
+    if (held) buf = Buffer.concat([held, buf]);
+    const lastNl = buf.lastIndexOf(10);
+    let body = lastNl < 0 ? undefined : buf.subarray(0, lastNl + 1);
+    let rest = buf.subarray(lastNl + 1);
     if (rest.length > this.maxLine) {
-      lines.push(rest);
-      rest = '';
+      // A runaway line: route what we have as one line rather than hold it.
+      body = Buffer.concat([buf, NEWLINE]);
+      rest = buf.subarray(0, 0);
     }
-    if (rest) this.partial.set(file, rest);
+    // Copy the partial line: keeping a subarray would keep the whole chunk alive.
+    if (rest.length > 0) this.partial.set(file, Buffer.from(rest));
     else this.partial.delete(file);
-    // The chunk's complete lines are already in arrival order: merged.log gets them as they are.
-    this.route(file, lines, lines.length > 0 && !rest && lastNl >= 0 ? text + '\n' : undefined);
+    if (body) this.route(file, body);
   }
 
   pushLine(rank: string, line: string): void {
@@ -163,7 +240,7 @@ class Router implements LogRouter {
   endFile(file: string): void {
     const rest = this.partial.get(file);
     this.partial.delete(file);
-    if (rest) this.route(file, [rest]);
+    if (rest) this.route(file, Buffer.concat([rest, NEWLINE]));
   }
 
   stats(): LogRouterStats {
@@ -174,6 +251,7 @@ class Router implements LogRouter {
     if (this.disposed) return;
     for (const file of [...this.partial.keys()]) this.endFile(file);
     this.disposed = true;
+    logWriter().flush();
     for (const fd of this.fds.values()) fs.closeSync(fd);
     if (this.mergedFd !== undefined) fs.closeSync(this.mergedFd);
     this.fds.clear();
@@ -181,21 +259,88 @@ class Router implements LogRouter {
     this.rankListeners.clear();
   }
 
-  private route(file: string, lines: string[], asMerged?: string): void {
-    if (lines.length === 0) return;
-    const at = Date.now();
-    const byRank = new Map<string, RoutedLine[]>();
-    for (let raw of lines) {
-      if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-      const c = classifyLine(raw, this.backend);
-      let group = byRank.get(c.rank);
-      if (!group) byRank.set(c.rank, (group = []));
-      group.push({ rank: c.rank, raw, text: c.text, file, at });
+  /**
+   * Routes complete lines (`body` ends with a newline) at the byte level: one newline scan per line,
+   * the rank classified only when a line does not start with the previous line's prefix, consecutive
+   * lines of a rank kept as slices of `body`, one write per rank and one for merged.log. Strings are
+   * made only for the lines the tails keep, unless someone listens to onLines.
+   */
+  private route(file: string, body: Buffer): void {
+    const runs = new Map<string, Run>();
+    let memo = this.memo;
+    let rank = '';
+    let runStart = 0;
+    let runLines = 0;
+    let lines = 0;
+    for (let pos = 0; pos < body.length; ) {
+      const nl = body.indexOf(10, pos);
+      let r: string;
+      if (memo && nl - pos > memo.prefix.length && startsWith(body, pos, memo.prefix)) {
+        r = memo.rank;
+      } else {
+        const c = this.classifyAt(body, pos, nl);
+        r = c.rank;
+        // Prefix plus the byte after it (TRT-LLM "N: [" needs that byte): equal bytes, equal rank.
+        memo = c.prefixBytes > 0 ? { prefix: Buffer.from(body.subarray(pos, pos + c.prefixBytes + 1)), rank: r } : undefined;
+      }
+      if (r !== rank) {
+        if (runLines > 0) addRun(runs, rank, runStart, pos, runLines);
+        rank = r;
+        runStart = pos;
+        runLines = 0;
+      }
+      runLines++;
+      lines++;
+      pos = nl + 1;
     }
-    this.emit([...byRank].map(([rank, ls]) => ({ rank, lines: ls })), asMerged ?? lines.join('\n') + '\n');
+    if (runLines > 0) addRun(runs, rank, runStart, body.length, runLines);
+    this.memo = memo;
+    const listening = this.lineListeners.size > 0;
+    const at = listening ? Date.now() : 0;
+    const batches: RankBatch[] = [];
+    const writes: WriteRange[] = [];
+    for (const [r, run] of runs) {
+      const ring = this.ensureRank(r);
+      const fd = this.fds.get(r)!;
+      for (let i = 0; i < run.starts.length; i++) writes.push([fd, run.starts[i]!, run.ends[i]!]);
+      this.counts.set(r, (this.counts.get(r) ?? 0) + run.lines);
+      if (listening) {
+        const ls: RoutedLine[] = [];
+        for (let i = 0; i < run.starts.length; i++) {
+          for (const raw of splitText(decode(body, run.starts[i]!, run.ends[i]!))) {
+            ring.push(raw);
+            ls.push({ rank: r, raw, text: classifyLine(raw, this.backend).text, file, at });
+          }
+        }
+        batches.push({ rank: r, lines: ls });
+      } else {
+        for (const raw of lastLines(body, run, this.tailSize)) ring.push(raw);
+      }
+    }
+    if (this.mergedFd !== undefined) writes.push([this.mergedFd, 0, body.length]);
+    // Bounded: the writer blocks when too much waits for the disk, so memory stays flat.
+    logWriter().write(body, writes);
+    this.totalLines += lines;
+    this.totalBytes += body.length;
+    if (listening) this.notify(batches);
   }
 
-  /** `mergedChunk`: the same lines in arrival order, for merged.log. */
+  /** Rank of the line at body[pos..nl) and the byte length of its per-rank prefix (0: none). */
+  private classifyAt(body: Buffer, pos: number, nl: number): { rank: string; prefixBytes: number } {
+    const b = body[pos]!;
+    // A line starting with a letter matches no backend's prefix: skip decoding it.
+    if ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a)) return { rank: MAIN_RANK, prefixBytes: 0 };
+    let end = Math.min(nl, pos + HEAD_BYTES);
+    if (end === nl && end > pos && body[end - 1] === 0x0d) end--;
+    const head = body.toString('utf8', pos, end);
+    const c = classifyLine(head, this.backend);
+    const prefixChars = head.length - c.text.length;
+    // A prefix that fills the whole (cut) head is not a safe memo key.
+    if (prefixChars === 0 || (c.text.length === 0 && end - pos === HEAD_BYTES)) return { rank: c.rank, prefixBytes: 0 };
+    return { rank: c.rank, prefixBytes: Buffer.byteLength(head.slice(0, prefixChars)) };
+  }
+
+  /** One line for one rank (pushLine). */
   private emit(batches: RankBatch[], mergedChunk: string): void {
     for (const b of batches) {
       const ring = this.ensureRank(b.rank);
@@ -204,13 +349,18 @@ class Router implements LogRouter {
         ring.push(l.raw);
         chunk += l.raw + '\n';
       }
-      // Synchronous appends keep memory flat: nothing queues behind a slow disk.
-      fs.writeSync(this.fds.get(b.rank)!, chunk);
+      const bytes = Buffer.from(chunk);
+      logWriter().write(bytes, [[this.fds.get(b.rank)!, 0, bytes.length]]);
       this.counts.set(b.rank, (this.counts.get(b.rank) ?? 0) + b.lines.length);
       this.totalLines += b.lines.length;
     }
-    this.totalBytes += Buffer.byteLength(mergedChunk);
-    if (this.mergedFd !== undefined) fs.writeSync(this.mergedFd, mergedChunk);
+    const merged = Buffer.from(mergedChunk);
+    this.totalBytes += merged.length;
+    if (this.mergedFd !== undefined) logWriter().write(merged, [[this.mergedFd, 0, merged.length]]);
+    this.notify(batches);
+  }
+
+  private notify(batches: RankBatch[]): void {
     for (const l of this.lineListeners) {
       try {
         l(batches);

@@ -13,6 +13,19 @@ export const PROTOCOL_VERSION = 1;
 /** Lines longer than this are rejected before JSON parsing (a runaway or hostile worker). */
 export const MAX_EVENT_LINE_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Framed log chunks (follow's hot path): instead of a `log` event whose `data` is JSON-escaped, the
+ * agent writes a small `log_frame` header line, then exactly `bytes` raw bytes (complete lines of the
+ * log file, no escaping, no trailing newline of its own). The extension asks for it with the follow
+ * config `logFrames: LOG_FRAME_FORMAT`; an agent without it keeps sending `log` events. The session
+ * (transport/agentSession.ts) reads the raw bytes and yields an ordinary `log` event carrying them in
+ * `bytes` (and `data`, decoded on first access), so `log_frame` never reaches a consumer.
+ * Bump LOG_FRAME_FORMAT when the framing changes.
+ */
+export const LOG_FRAME_FORMAT = 1;
+/** A frame header announcing more than this is invalid: its bytes are not read as a frame. */
+export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
+
 const base = { v: z.literal(PROTOCOL_VERSION), t: z.number().describe('agent wall clock, ms since epoch') };
 
 export const Gpu = z.object({
@@ -66,7 +79,22 @@ export const LogChunkEvent = z.object({
   start: z.number().int().nonnegative(),
   end: z.number().int().nonnegative(),
   data: z.string(),
+  /** The chunk's raw bytes, when it came as a frame (never from a JSON line). `data` is their UTF-8 decoding. */
+  bytes: z.custom<Uint8Array>((x) => x instanceof Uint8Array).optional(),
 });
+
+/** Wire-only header of a framed log chunk: `bytes` raw bytes follow the header's newline. */
+export const LogFrameHeader = z
+  .object({
+    ...base,
+    type: z.literal('log_frame'),
+    file: z.string(),
+    start: z.number().int().nonnegative(),
+    end: z.number().int().nonnegative(),
+    bytes: z.number().int().positive().max(MAX_FRAME_BYTES),
+  })
+  .refine((h) => h.end - h.start === h.bytes, { message: 'end - start must equal bytes', path: ['bytes'] });
+export type LogFrameHeader = z.output<typeof LogFrameHeader>;
 
 export const SentinelName = z.enum(['ready-for-snapshot', 'snapshot-complete', 'restore-complete', 'restore-context.json']);
 export const SentinelEvent = z.object({
@@ -163,6 +191,7 @@ export type ProcessExitEvent = z.output<typeof ProcessExitEvent>;
 
 export type ParsedLine =
   | { ok: true; event: AgentEvent }
+  | { ok: true; frame: LogFrameHeader }
   | { ok: false; problem: 'oversized' | 'not-json' | 'unknown-type' | 'invalid' | 'version'; detail: string };
 
 const KNOWN = new Set<string>(AgentEvent.options.flatMap((o) => (o.shape.type instanceof z.ZodLiteral ? [...o.shape.type.values] : o.shape.type.options)));
@@ -180,6 +209,12 @@ export function parseAgentLine(line: string): ParsedLine {
   const v = (value as { v?: unknown }).v;
   if (v !== PROTOCOL_VERSION) return { ok: false, problem: 'version', detail: `protocol version ${JSON.stringify(v)}, expected ${PROTOCOL_VERSION}` };
   const type = (value as { type?: unknown }).type;
+  if (type === 'log_frame') {
+    const h = LogFrameHeader.safeParse(value);
+    if (h.success) return { ok: true, frame: h.data };
+    const i = h.error.issues[0]!;
+    return { ok: false, problem: 'invalid', detail: `log_frame: ${i.path.join('.')}: ${i.message}` };
+  }
   if (typeof type !== 'string' || !KNOWN.has(type)) return { ok: false, problem: 'unknown-type', detail: `event type ${JSON.stringify(type)}` };
   const r = AgentEvent.safeParse(value);
   if (!r.success) {

@@ -72,6 +72,29 @@ export const CriuSettings = z.strictObject({
   restoreExtraArgs: z.array(z.string()).default([]),
 });
 
+/**
+ * Observe mode for a kubernetes profile: Dynamo's snapshot agent captures and restores, the run
+ * watches it (pods, annotations, events, the checkpoint object, the agent's timing summaries) and,
+ * with `snapshotctl`, triggers it. Absent: a kubernetes profile runs the agent inside the pod.
+ */
+export const KubernetesObserve = z.strictObject({
+  /** DynamoCheckpoint to watch for capture (`kubectl get dynamocheckpoint NAME`). */
+  checkpoint: z.string().min(1).optional(),
+  /** Namespace and label selector of the snapshot-agent DaemonSet pods (their logs carry the timing summaries). */
+  agentNamespace: z.string().min(1).optional(),
+  agentSelector: z.string().min(1).optional(),
+  /** snapshotctl argv prefix (e.g. ["snapshotctl"]); when set, the run triggers checkpoint / restore with it. */
+  snapshotctl: z.array(z.string().min(1)).min(1, 'snapshotctl must be a non-empty argv list').optional(),
+  /** Pod manifest for `snapshotctl checkpoint --manifest` (a local path). */
+  manifest: z.string().min(1).optional(),
+  /** Checkpoint id for `snapshotctl restore --checkpoint-id` (default: the restore pod's label, or the checkpoint's identity). */
+  checkpointId: z.string().min(1).optional(),
+  /** Restore target pod for `snapshotctl restore --pod` (default: the pod the agent marks as restore target). */
+  restorePod: z.string().min(1).optional(),
+  /** How often the cluster is polled while a step waits. */
+  pollSeconds: z.number({ error: 'kubernetes.pollSeconds must be a number of seconds' }).min(0.01).max(60).default(2),
+});
+
 export const WorkerProfile = z
   .strictObject({
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'name must be 1–64 letters, digits, ".", "_" or "-"'),
@@ -100,6 +123,12 @@ export const WorkerProfile = z
     smoke: SmokeSettings.default(SmokeSettings.parse({})),
     timeouts: Timeouts.default(Timeouts.parse({})),
     criu: CriuSettings.default(CriuSettings.parse({})),
+    /** Kubernetes observe mode (see KubernetesObserve); only with `transport.kind: "kubernetes"`. */
+    kubernetes: KubernetesObserve.optional(),
+  })
+  .refine((p) => p.kubernetes === undefined || p.transport.kind === 'kubernetes', {
+    message: 'kubernetes (observe mode) needs transport.kind "kubernetes"',
+    path: ['kubernetes'],
   })
   .refine((p) => p.captureMode !== 'command' || (p.captureCommand?.length ?? 0) > 0, {
     message: 'captureCommand is required when captureMode is "command"',

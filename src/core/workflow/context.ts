@@ -20,6 +20,14 @@ export interface RunContext {
   findExitCause?: ExitCauseFinder;
   /** Times recorded by steps for the run summary (restore time etc.). */
   metrics: RunMetrics;
+  /** A source start sent together with the hello (runner.ts `startEarly`); the start step takes it. */
+  earlyStart?: Promise<EarlyStart>;
+}
+
+export interface EarlyStart {
+  started: Awaited<ReturnType<WorkerSession['connection']['startSource']>>;
+  /** Local clock when the start returned. */
+  at: number;
 }
 
 export interface RunMetrics {

@@ -17,6 +17,7 @@ import { connectStep, preflightStep } from './steps/connect';
 import { restoreStep, resumeStep } from './steps/restore';
 import { smokeStep } from './steps/smokeStep';
 import { readyStep, startStep, warmupStep } from './steps/source';
+import { kubeCaptureStep, kubeConnectStep, kubePreflightStep, kubeReadyStep, kubeRestoreStep, kubeResumeStep, kubeSmokePrecheck, kubeSourceExitStep, kubeWarmupStep } from './kube/steps';
 import { STEP_NAMES, isFinal, outcomeOf, type Evidence, type RunEvent, type StepName } from './types';
 import { CancelledError, TimeoutError } from './waiter';
 
@@ -31,6 +32,23 @@ const IMPLS: Record<Exclude<StepName, 'report'>, StepImpl> = {
   restore: restoreStep,
   resume: resumeStep,
   smoke: smokeStep,
+};
+
+/** Kubernetes observe mode: every step watches the cluster; the operator starts the source, not the run. */
+const KUBE_IMPLS: Record<Exclude<StepName, 'report' | 'start'>, StepImpl> = {
+  connect: kubeConnectStep,
+  preflight: kubePreflightStep,
+  warmup: kubeWarmupStep,
+  ready: kubeReadyStep,
+  capture: kubeCaptureStep,
+  sourceExit: kubeSourceExitStep,
+  restore: kubeRestoreStep,
+  resume: kubeResumeStep,
+  smoke: async (rc) => {
+    const why = await kubeSmokePrecheck(rc);
+    if (why) rc.book.finish('smoke', 'skipped', why);
+    else await smokeStep(rc);
+  },
 };
 
 /** Which profile timeout bounds a step (named in a timeout verdict so the user knows what to raise). */
@@ -80,7 +98,8 @@ async function runStep(rc: RunContext, name: Exclude<StepName, 'report'>): Promi
   const warningsBefore = rc.session.warnings.length;
   book.start(name);
   try {
-    await IMPLS[name](rc);
+    const impl = rc.session.profile.kubernetes ? KUBE_IMPLS[name as keyof typeof KUBE_IMPLS] : IMPLS[name];
+    await impl(rc);
     if (!isFinal(book.get(name).state)) {
       if (signal.aborted) book.finish(name, 'cancelled', 'cancelled by the user');
       else book.finish(name, 'failed', 'the step ended without a verdict');
@@ -114,6 +133,8 @@ export async function runWorkflow(session: WorkerSession, o: RunWorkflowOptions 
     o.emit?.(e);
   };
   const plan = planRun(o.steps, session.stage);
+  const kube = session.profile.kubernetes !== undefined;
+  if (kube) plan.run = plan.run.filter((n) => n !== 'start');
   // A request that starts before the session's stage replaces the old source; a failed stop is logged
   // in the session's warnings and the new start goes ahead (the agent makes a fresh run dir).
   if (plan.fresh) await session.stopSource().catch((e: unknown) => session.warnings.push({ type: 'warning', message: `could not stop the previous source: ${e instanceof Error ? e.message : String(e)}`, at: now() }));
@@ -126,11 +147,12 @@ export async function runWorkflow(session: WorkerSession, o: RunWorkflowOptions 
   const requested = new Set(o.steps ?? STEP_NAMES);
   for (const name of STEP_NAMES) {
     if (plan.run.includes(name)) continue;
-    const why = OPTIONAL_STEPS.includes(name) && !requested.has(name) ? 'not requested' : STEP_NAMES.indexOf(name) < STEP_NAMES.indexOf(plan.run[0]!) ? 'done earlier in this session' : 'not part of this run';
+    const why = kube && name === 'start' ? "Dynamo's operator starts the checkpoint source on Kubernetes; this run observes it" : OPTIONAL_STEPS.includes(name) && !requested.has(name) ? 'not requested' : STEP_NAMES.indexOf(name) < STEP_NAMES.indexOf(plan.run[0]!) ? 'done earlier in this session' : 'not part of this run';
     book.finish(name, 'skipped', why);
   }
 
   const startedSource = plan.run.includes('start');
+  startEarly(rc, plan.run);
   for (const name of plan.run) {
     if (name === 'report') break;
     if (signal.aborted) break;
@@ -139,12 +161,16 @@ export async function runWorkflow(session: WorkerSession, o: RunWorkflowOptions 
     if (name === 'start' && plan.run.includes('capture')) armCapture(rc);
   }
   session.disarmCapture();
+  const orphan = await stopUnusedEarlyStart(rc);
   closeUnreached(book, plan.run, signal);
   const failed = signal.aborted || book.list().some((s) => s.state === 'failed' || s.state === 'cancelled');
 
   book.start('report');
-  const cleanup = await cleanUp(session, failed, o.keepRunning === true, startedSource);
+  const cleanup = kube
+    ? [{ kind: 'note' as const, text: 'nothing to stop: on Kubernetes the pods belong to the operator and the snapshot agent' }]
+    : await cleanUp(session, failed, o.keepRunning === true, startedSource);
   const file = o.recordsDir ? path.join(o.recordsDir, recordFileName(runId)) : undefined;
+  if (orphan) cleanup.unshift(orphan);
   if (file) cleanup.push({ kind: 'note', text: `run record ${file}`, location: { file, line: 0 } });
   book.finish('report', 'passed', file ? `report ready; run record ${file}` : 'report ready (run record not saved: no records directory)', cleanup);
   const endedAt = now();
@@ -168,6 +194,37 @@ export async function runWorkflow(session: WorkerSession, o: RunWorkflowOptions 
     }
   }
   return result;
+}
+
+/**
+ * Sends the source start together with the hello instead of after it: two agent start-ups overlap
+ * (~100 ms locally, a round trip or more remotely). Only where the hello cannot veto the start —
+ * preflight judges only the profile unless the capture mode is criu (CRIU, root, cuda-checkpoint) —
+ * and never while a first ssh connection sets up its shared master (that must happen once).
+ */
+function startEarly(rc: RunContext, planned: readonly StepName[]): void {
+  const { session } = rc;
+  const p = session.profile;
+  if (p.kubernetes || p.captureMode === 'criu' || !planned.includes('connect') || !planned.includes('start')) return;
+  if (p.transport.kind === 'ssh' && !session.hello) return;
+  rc.earlyStart = session.connection.startSource(rc.runId, rc.signal).then((started) => ({ started, at: rc.now() }));
+  rc.earlyStart.catch(() => undefined); // the start step reports it; an unused one is stopped below
+}
+
+/** A start sent early whose step never ran (connect failed, cancelled): stop what it started. */
+async function stopUnusedEarlyStart(rc: RunContext): Promise<Evidence | undefined> {
+  const early = rc.earlyStart;
+  rc.earlyStart = undefined;
+  const r = early && (await early.catch(() => undefined));
+  if (!r) return undefined;
+  const { started } = r;
+  const handle = { runId: started.runId, runDir: started.runDir, controlDir: started.controlDir, pid: started.pid, pgid: started.pgid, logFiles: started.logFiles };
+  try {
+    await rc.session.connection.stop(handle, 1000);
+    return { kind: 'note', text: `stopped the source started alongside the hello (process group ${handle.pgid})` };
+  } catch (e) {
+    return { kind: 'note', text: `could not stop the source started alongside the hello (process group ${handle.pgid}): ${e instanceof Error ? e.message : String(e)}` };
+  }
 }
 
 /** Whatever the step loop did not reach: the first is cancelled when the user cancelled, the rest skipped. */

@@ -7,6 +7,7 @@
 import type { AgentEvent, CaptureResultEvent, HelloEvent, ProcessExitEvent } from '../protocol/agentEvents';
 import type { LogOffsets, ProtocolProblem, SourceHandle, WorkerConnection } from '../worker/types';
 import type { WorkerProfile } from '../settings/workerProfile';
+import type { KubeRunSource, KubeSeen } from './kube/steps';
 import { splitLines } from './logLine';
 import { RankTracker, type MarkerHit } from './ranks';
 import type { Evidence, RunEvent } from './types';
@@ -57,6 +58,12 @@ export class WorkerSession {
   followEnded = false;
   /** Set by the runner when this run goes on to capture; taken by the capture step. */
   armedCapture?: ArmedCapture;
+  /** Kubernetes observe mode (`profile.kubernetes`): kubectl / snapshotctl access, set by whoever builds the session. */
+  kube?: KubeRunSource;
+  /** The last cluster observation of a kubernetes observe-mode run. */
+  kubeLast?: KubeSeen;
+  /** Set when the source was found again after a window reload (reattach), not started by this session. */
+  reattached = false;
   /** Where RunEvents of the run now in progress go; set by the runner. */
   emitter?: { runId: string; emit: (e: RunEvent) => void };
   private followCtl?: AbortController;
@@ -198,6 +205,14 @@ export class WorkerSession {
     if (handle) await this.connection.stop(handle, graceMs);
     await this.stopFollowing();
     this.stage = 'idle';
+    this.reattached = false;
+  }
+
+  /** Lets go of the worker without stopping the source (a window reload): the follow ends, the connection closes. */
+  async detach(): Promise<void> {
+    this.disarmCapture();
+    await this.stopFollowing();
+    await this.connection.dispose();
   }
 
   /** Stops what runs and closes the connection. */
@@ -208,6 +223,7 @@ export class WorkerSession {
 
   /** Forgets the previous source's state before a new one starts (markers, sentinels, exits, offsets). */
   resetForNewSource(): void {
+    this.reattached = false;
     this.startedAt = undefined;
     this.capturedAt = undefined;
     this.restoreRequestedAt = undefined;

@@ -30,11 +30,13 @@ async function sayWhy<T>(fn: () => Promise<T>): Promise<T | undefined> {
   }
 }
 
-async function runSteps(ctx: Ctx, arg: unknown, steps: StepName[] | undefined, title: string, keepRunning: boolean, check?: (stage: string, worker: string) => void): Promise<RunRecord | undefined> {
+async function runSteps(ctx: Ctx, arg: unknown, steps: StepName[] | undefined, title: string, keepRunning: boolean, check?: (stage: string, worker: string) => void, reattach = true): Promise<RunRecord | undefined> {
   return sayWhy(async () => {
     const c = controller(ctx);
     const profile = c.resolve(arg);
     if (c.activeRun()) throw new NotNowError(`a run is already going (${c.activeRun()!.title} on ${c.activeRun()!.worker}); wait for it or cancel it`);
+    // A source a previous window left running is picked up again before the stage is judged.
+    if (reattach) await c.reattachSaved(profile);
     check?.(c.stageOf(profile.name), profile.name);
     const result = await showRunProgress(ctx, `${title} on ${profile.name}`, () => c.run(profile, steps, title, keepRunning), () => c.cancel());
     const r = result.record;
@@ -83,12 +85,13 @@ export const workflowCommands: readonly CommandSpec[] = [
         const c = controller(ctx);
         const p = c.resolve(arg);
         if (c.activeRun()?.worker === p.name) throw new NotNowError(`a run on ${p.name} is going and already connected`);
+        const reattached = await c.reattachSaved(p);
         const hello = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Dynamo Snapshot: connecting to ${p.name}`, cancellable: true }, (_progress, token) => {
           const ctl = new AbortController();
           token.onCancellationRequested(() => ctl.abort());
           return c.connect(p, AbortSignal.any([ctl.signal, AbortSignal.timeout(p.timeouts.connectSeconds * 1000)]));
         });
-        void vscode.window.showInformationMessage(`Dynamo Snapshot: connected to ${p.name} (${hello.hostname}, ${hello.gpus.length} GPU${hello.gpus.length === 1 ? '' : 's'}).`);
+        void vscode.window.showInformationMessage(`Dynamo Snapshot: connected to ${p.name} (${hello.hostname}, ${hello.gpus.length} GPU${hello.gpus.length === 1 ? '' : 's'})${c.sourceState(p.name)?.endsWith('(reattached)') ? `; ${c.sourceState(p.name)}` : reattached ? `; ${reattached}` : ''}.`);
         return hello;
       }),
   },

@@ -13,15 +13,21 @@ import { allProfiles } from '../../core/settings/builtinProfiles';
 import { WorkerProfile } from '../../core/settings/workerProfile';
 import type { ConnectionEnvironment } from '../../core/worker/types';
 import { workspaceExitCauseFinder } from '../../core/workflow/exitCause';
+import { observeHello } from '../../core/workflow/kube/steps';
+import { reattachSource, saveSource, type SavedSource } from '../../core/workflow/reattach';
 import { listRecords, type RecordList } from '../../core/workflow/records';
 import { runWorkflow, newRunId, type RunResult } from '../../core/workflow/runner';
 import { WorkerSession } from '../../core/workflow/session';
 import type { StepName } from '../../core/workflow/types';
+import { kubeSourceFor } from '../../cli/kubeSource';
 import { createConnection } from '../../transport/index';
 import type { Ctx } from '../context';
 import { cliLinter } from './cliLinter';
 
 export const WORKFLOW_SERVICE = 'workflow';
+
+/** workspaceState key: the sources kept running between commands, by worker (core/workflow/reattach.ts). */
+export const SAVED_SOURCES_KEY = 'dynamoSnapshot.savedSources';
 
 export type ConnectionState = 'connected' | 'connecting' | 'disconnected' | 'failed';
 
@@ -41,7 +47,7 @@ export interface WorkflowService {
   selectedWorker(): string | undefined;
   selectWorker(name: string): Promise<void>;
   profiles(): WorkerProfile[];
-  connectionState(name: string): { state: ConnectionState; hello?: HelloEvent; error?: string } | undefined;
+  connectionState(name: string): { state: ConnectionState; hello?: HelloEvent; error?: string; source?: string } | undefined;
   activeRun(): ActiveRun | undefined;
   readonly recordsDir: string;
   listRecords(): Promise<RecordList>;
@@ -94,9 +100,62 @@ export class WorkflowController implements WorkflowService, vscode.Disposable {
     this.emitter.fire();
   }
 
-  connectionState(name: string): { state: ConnectionState; hello?: HelloEvent; error?: string } | undefined {
+  connectionState(name: string): { state: ConnectionState; hello?: HelloEvent; error?: string; source?: string } | undefined {
     const w = this.workers.get(name);
-    return w ? { state: w.state, hello: w.session.hello, error: w.error } : undefined;
+    return w ? { state: w.state, hello: w.session.hello, error: w.error, source: this.sourceState(name) } : undefined;
+  }
+
+  /** What the worker's kept source is doing, for the views: "source running (reattached)", "captured" … */
+  sourceState(name: string): string | undefined {
+    const s = this.workers.get(name)?.session;
+    if (!s?.handle || s.stage === 'idle') return undefined;
+    const what = s.stage === 'started' ? 'source running' : s.stage === 'captured' ? 'source captured' : s.stage === 'exited' ? 'source exited after capture' : 'restored worker running';
+    return s.reattached ? `${what} (reattached)` : what;
+  }
+
+  private savedSources(): Record<string, SavedSource> {
+    return { ...(this.ctx.extension.workspaceState.get<Record<string, SavedSource>>(SAVED_SOURCES_KEY) ?? {}) };
+  }
+
+  /** Saves (or forgets) what the worker keeps running, so the next window can reattach to it. */
+  private async persist(session: WorkerSession): Promise<void> {
+    const all = this.savedSources();
+    const saved = saveSource(session);
+    if (saved) all[session.profile.name] = saved;
+    else if (!(session.profile.name in all)) return;
+    else delete all[session.profile.name];
+    await this.ctx.extension.workspaceState.update(SAVED_SOURCES_KEY, all);
+  }
+
+  /**
+   * Picks up the source a previous window left running for this worker (Connect, Warm-up and
+   * Capture, Restore call it before anything else). Returns what happened, for the log.
+   */
+  async reattachSaved(profile: WorkerProfile, signal: AbortSignal = AbortSignal.timeout(profile.timeouts.connectSeconds * 1000)): Promise<string | undefined> {
+    const saved = this.savedSources()[profile.name];
+    if (!saved) return undefined;
+    const w = this.entry(profile);
+    if (w.session.handle) return undefined;
+    let message: string;
+    try {
+      const r = await reattachSource(w.session, saved, signal);
+      if (r.kind === 'reattached') {
+        message = `${profile.name}: reattached to the source started before the reload (run ${r.handle.runId}, process group ${r.handle.pgid}, ${w.session.stage}); following its logs from the saved offsets`;
+        this.ctx.log.info(message);
+      } else {
+        message = `${profile.name}: ${r.why}`;
+        this.ctx.log.warn(message);
+        const all = this.savedSources();
+        delete all[profile.name];
+        await this.ctx.extension.workspaceState.update(SAVED_SOURCES_KEY, all);
+      }
+    } catch (e) {
+      // The worker cannot be asked now (ssh down): keep what was saved for the next try.
+      message = `${profile.name}: could not look for the source started before the reload: ${e instanceof Error ? e.message : String(e)}`;
+      this.ctx.log.warn(message);
+    }
+    this.emitter.fire();
+    return message;
   }
 
   activeRun(): ActiveRun | undefined {
@@ -133,8 +192,10 @@ export class WorkflowController implements WorkflowService, vscode.Disposable {
       w = undefined;
     }
     if (!w) {
-      const conn = createConnection(profile, this.environment());
-      w = { session: new WorkerSession(profile, conn), state: 'disconnected' };
+      const env = this.environment();
+      const session = new WorkerSession(profile, createConnection(profile, env));
+      session.kube = kubeSourceFor(profile, env);
+      w = { session, state: 'disconnected' };
       this.workers.set(profile.name, w);
     }
     return w;
@@ -155,7 +216,8 @@ export class WorkflowController implements WorkflowService, vscode.Disposable {
     w.error = undefined;
     this.emitter.fire();
     try {
-      const hello = await w.session.connection.hello(signal);
+      // Observe mode never runs the agent in the pod: connecting is reading the pods through kubectl.
+      const hello = w.session.kube ? await observeHello(w.session.kube) : await w.session.connection.hello(signal);
       w.session.hello = hello;
       w.state = 'connected';
       return hello;
@@ -171,10 +233,14 @@ export class WorkflowController implements WorkflowService, vscode.Disposable {
   /** Stops what the session started and closes the connection. */
   async disconnect(name: string): Promise<boolean> {
     if (this.active?.worker === name) throw new NotNowError(`a run on ${name} is going; cancel it first ("Dynamo Snapshot: Cancel Run")`);
+    const p = this.profile(name);
+    // A source left by an earlier window is stopped too: reattach first so that dispose reaches it.
+    if (p && !this.workers.get(name)?.session.handle) await this.reattachSaved(p).catch(() => undefined);
     const w = this.workers.get(name);
     if (!w) return false;
     this.workers.delete(name);
     await w.session.dispose();
+    await this.persist(w.session);
     this.emitter.fire();
     return true;
   }
@@ -227,6 +293,7 @@ export class WorkflowController implements WorkflowService, vscode.Disposable {
           localLogDir: router.dir,
         });
         if (w.session.hello && w.state !== 'failed') w.state = 'connected';
+        await this.persist(w.session).catch((e: unknown) => this.ctx.log.warn(`could not save the source for reattaching: ${e instanceof Error ? e.message : String(e)}`));
         if (result.saveError) this.ctx.log.warn(result.saveError);
         this.ctx.log.info(`run ${runId} on ${profile.name}: ${result.record.outcome}${result.file ? ` (record ${result.file})` : ''}`);
         return result;
@@ -247,11 +314,22 @@ export class WorkflowController implements WorkflowService, vscode.Disposable {
     return true;
   }
 
-  /** Stops runs and what they started (window closing). */
+  /**
+   * Window closing or reloading: a run in progress is cancelled (it stops what it started); a source
+   * kept between commands (Start Source, Warm-up and Capture, Restore) keeps running detached and is
+   * saved for the next window to reattach; only attached jobs (the log follow) end.
+   */
   async shutdown(): Promise<void> {
     this.active?.cancel();
     await this.active?.done.catch(() => undefined);
-    await Promise.allSettled([...this.workers.values()].map((w) => w.session.dispose()));
+    await Promise.allSettled(
+      [...this.workers.values()].map(async (w) => {
+        if (saveSource(w.session)) {
+          await w.session.detach();
+          await this.persist(w.session);
+        } else await w.session.dispose();
+      }),
+    );
     this.workers.clear();
   }
 

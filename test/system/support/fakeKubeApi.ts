@@ -18,6 +18,20 @@ export interface FakePod {
   labels?: Record<string, string>;
   containers?: string[];
   phase?: string;
+  /** Optional, additive: served as-is and read on every request, so a test can change them mid-run. */
+  annotations?: Record<string, string>;
+  conditions?: unknown[];
+  containerStatuses?: unknown[];
+  /** The container log a non-follow `kubectl logs` gets (default: the 5 generated lines' first). */
+  log?: string;
+}
+
+/** Optional, additive: what a snapshot-observing test serves besides pods (read on every request). */
+export interface FakeKubeExtra {
+  /** Items of `get events` (default: one RestoreSucceeded event). */
+  events?: unknown[];
+  /** DynamoCheckpoint objects by name (nvidia.com/v1alpha1, advertised only when given). */
+  checkpoints?: Record<string, unknown>;
 }
 
 export interface FakeKubeApi {
@@ -32,9 +46,9 @@ function podJson(p: FakePod) {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: p.name, namespace: p.namespace, labels: p.labels ?? {}, uid: crypto.randomUUID() },
+    metadata: { name: p.name, namespace: p.namespace, labels: p.labels ?? {}, uid: crypto.randomUUID(), ...(p.annotations ? { annotations: p.annotations } : {}) },
     spec: { containers: (p.containers ?? ['main']).map((name) => ({ name, image: 'standin' })) },
-    status: { phase: p.phase ?? 'Running' },
+    status: { phase: p.phase ?? 'Running', ...(p.conditions ? { conditions: p.conditions } : {}), ...(p.containerStatuses ? { containerStatuses: p.containerStatuses } : {}) },
   };
 }
 
@@ -80,7 +94,7 @@ function parseFrames(buf: Buffer): [{ opcode: number; data: Buffer }[], Buffer] 
   return [out, buf.subarray(off)];
 }
 
-export async function startFakeKubeApi(pods: FakePod[], dir: string): Promise<FakeKubeApi> {
+export async function startFakeKubeApi(pods: FakePod[], dir: string, extra: FakeKubeExtra = {}): Promise<FakeKubeApi> {
   const execs: FakeKubeApi['execs'] = [];
   const sockets = new Set<net.Socket>();
   const json = (res: http.ServerResponse, code: number, body: unknown) => {
@@ -92,7 +106,19 @@ export async function startFakeKubeApi(pods: FakePod[], dir: string): Promise<Fa
     const p = u.pathname;
     if (p === '/version') return json(res, 200, { major: '1', minor: '32', gitVersion: 'v1.32.0-fake' });
     if (p === '/api') return json(res, 200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] });
-    if (p === '/apis') return json(res, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [] });
+    if (p === '/apis') {
+      const groups = extra.checkpoints ? [{ name: 'nvidia.com', versions: [{ groupVersion: 'nvidia.com/v1alpha1', version: 'v1alpha1' }], preferredVersion: { groupVersion: 'nvidia.com/v1alpha1', version: 'v1alpha1' } }] : [];
+      return json(res, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups });
+    }
+    if (p === '/apis/nvidia.com/v1alpha1' && extra.checkpoints) {
+      return json(res, 200, { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'nvidia.com/v1alpha1', resources: [{ name: 'dynamocheckpoints', singularName: 'dynamocheckpoint', namespaced: true, kind: 'DynamoCheckpoint', verbs: ['get', 'list'], shortNames: ['dckpt'] }] });
+    }
+    const ckpt = /^\/apis\/nvidia\.com\/v1alpha1\/namespaces\/([^/]+)\/dynamocheckpoints\/([^/]+)$/.exec(p);
+    if (ckpt && extra.checkpoints) {
+      const o = extra.checkpoints[ckpt[2]!];
+      if (o) return json(res, 200, o);
+      return json(res, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `dynamocheckpoints.nvidia.com "${ckpt[2]}" not found`, reason: 'NotFound', code: 404 });
+    }
     if (p === '/api/v1') {
       return json(res, 200, {
         kind: 'APIResourceList',
@@ -113,6 +139,14 @@ export async function startFakeKubeApi(pods: FakePod[], dir: string): Promise<Fa
     }
     const log = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/.exec(p);
     if (log) {
+      const served = pods.find((x) => x.namespace === log[1] && x.name === log[2])?.log;
+      if (served !== undefined && u.searchParams.get('follow') !== 'true') {
+        const tailLines = Number(u.searchParams.get('tailLines') ?? 'NaN');
+        const lines = served.split('\n').filter(Boolean);
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        res.end((Number.isFinite(tailLines) ? lines.slice(-tailLines) : lines).map((l) => `${l}\n`).join(''));
+        return;
+      }
       // A few lines, 100 ms apart, then the end (the "container" exits).
       res.writeHead(200, { 'Content-Type': 'text/plain' });
       let i = 0;
@@ -130,7 +164,7 @@ export async function startFakeKubeApi(pods: FakePod[], dir: string): Promise<Fa
         kind: 'EventList',
         apiVersion: 'v1',
         metadata: {},
-        items: [{ metadata: { name: 'e1', namespace: 'llm' }, involvedObject: { kind: 'Pod', name: 'worker-0' }, reason: 'RestoreSucceeded', message: 'Restore completed from checkpoint abc', type: 'Normal', source: { component: 'snapshot' } }],
+        items: extra.events ?? [{ metadata: { name: 'e1', namespace: 'llm' }, involvedObject: { kind: 'Pod', name: 'worker-0' }, reason: 'RestoreSucceeded', message: 'Restore completed from checkpoint abc', type: 'Normal', source: { component: 'snapshot' } }],
       });
     }
     const list = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(p);

@@ -20,10 +20,12 @@ export function assertSourceAlive(rc: RunContext, what: string): void {
 export async function startStep(rc: RunContext): Promise<void> {
   const { session } = rc;
   session.resetForNewSource();
-  const started = await session.connection.startSource(rc.runId, rc.signal);
+  const early = rc.earlyStart;
+  rc.earlyStart = undefined;
+  const { started, at } = early ? await early : { started: await session.connection.startSource(rc.runId, rc.signal), at: rc.now() };
   session.handle = { runId: started.runId, runDir: started.runDir, controlDir: started.controlDir, pid: started.pid, pgid: started.pgid, logFiles: started.logFiles };
   session.stage = 'started';
-  session.startedAt = rc.now();
+  session.startedAt = at;
   session.startFollowing();
   rc.book.finish('start', 'passed', `source started in snapshot mode: pid ${started.pid}, process group ${started.pgid}`, [
     { kind: 'note', text: `control dir ${started.controlDir}` },
