@@ -7,10 +7,21 @@
 # of the pinned version is kept. Result: $W/criu (a wrapper). Needs root at run time.
 #   scripts/criu-sysroot.sh            # into .cache/criu
 #   W=/opt/criu scripts/criu-sysroot.sh
+#   scripts/criu-sysroot.sh --download-only DIR   # only the .debs, kept in DIR (test/gpu/prepare.sh
+#                                                 # carries them to a box without network); no root needed
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 W=${W:-$ROOT/.cache/criu}; SUITE=${SUITE:-forky}; CRIU_VER=${CRIU_VER:-4.2.1-1}
-if [ -x "$W/criu" ] && [ "$(cat "$W/version" 2>/dev/null)" = "$CRIU_VER" ] && "$W/criu" --version >/dev/null 2>&1; then
+DOWNLOAD_ONLY=
+if [ "${1:-}" = "--download-only" ]; then
+  [ -n "${2:-}" ] || { echo "usage: $0 --download-only DIR" >&2; exit 2; }
+  mkdir -p "$2"; DOWNLOAD_ONLY=$(cd "$2" && pwd)
+  # Same recipe, private apt state in a temporary W; the debs land in DIR.
+  W=$(mktemp -d -t dsw-criu-dl.XXXXXX); trap 'rm -rf "$W"' EXIT
+elif [ -n "${1:-}" ]; then
+  echo "usage: $0 [--download-only DIR]" >&2; exit 2
+fi
+if [ -z "$DOWNLOAD_ONLY" ] && [ -x "$W/criu" ] && [ "$(cat "$W/version" 2>/dev/null)" = "$CRIU_VER" ] && "$W/criu" --version >/dev/null 2>&1; then
   echo "criu $CRIU_VER already in $W"; "$W/criu" --version; exit 0
 fi
 rm -rf "$W"; mkdir -p "$W"/{lists/partial,cache/archives/partial,debs,root}
@@ -21,9 +32,13 @@ apt-get "${APT[@]}" update >/dev/null
 PKGS=("criu=$CRIU_VER" "libcompel1=$CRIU_VER" libc6 libgcc-s1 libbsd0 libmd0 libgnutls30t64 libnet9 libnftables1
       libnl-3-200 libprotobuf-c1 libuuid1 libunistring5 libidn2-0 libp11-kit0 libtasn1-6 libnettle8t64 libhogweed6t64
       libgmp10 libmnl0 libnftnl11 libjansson4 libxtables12 libffi8 libedit2 libtinfo6 libcap2 libzstd1)
-(cd "$W/debs" && apt-get "${APT[@]}" download "${PKGS[@]}" 2>&1 | grep -v unsandboxed || true)
-ls "$W"/debs/criu_"$CRIU_VER"_*.deb >/dev/null 2>&1 \
+DEBS=${DOWNLOAD_ONLY:-$W/debs}
+(cd "$DEBS" && apt-get "${APT[@]}" download "${PKGS[@]}" 2>&1 | grep -v unsandboxed || true)
+ls "$DEBS"/criu_"$CRIU_VER"_*.deb >/dev/null 2>&1 \
   || { echo "criu $CRIU_VER is not in Debian $SUITE any more: set CRIU_VER/SUITE and rerun 'criu check'" >&2; exit 1; }
+if [ -n "$DOWNLOAD_ONLY" ]; then
+  echo "$(ls "$DEBS"/*.deb | wc -l) packages for criu $CRIU_VER in $DEBS"; exit 0
+fi
 for d in "$W"/debs/*.deb; do dpkg-deb -x "$d" "$W/root"; done
 L=$W/root/usr/lib/x86_64-linux-gnu
 printf '#!/bin/sh\nexec %s/ld-linux-x86-64.so.2 --library-path %s %s/root/usr/sbin/criu "$@"\n' "$L" "$L" "$W" > "$W/criu"

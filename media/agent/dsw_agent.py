@@ -38,6 +38,10 @@ FRAME_CHUNK = 4 * 1024 * 1024
 _out_lock = threading.Lock()
 _stdin_closed = threading.Event()
 _attached = []  # Popen objects killed (as groups) when the extension goes away
+# Held while the source is CUDA-locked: stdin EOF or a broken stdout must not end the agent before
+# every locked process is back to running (the main thread finishes the release, then exits).
+_exit_lock = threading.Lock()
+_must_finish = threading.Event()
 
 
 class AgentError(Exception):
@@ -63,6 +67,8 @@ def emit(etype, **fields):
             sys.stdout.buffer.flush()
         except (BrokenPipeError, OSError):
             # The extension is gone: nobody to report to, so stop what we run attached.
+            if _must_finish.is_set():
+                return  # still releasing CUDA: keep going without output
             shutdown_attached()
             os._exit(0)
 
@@ -78,6 +84,8 @@ def emit_frame(fn, start, data):
             out.write(data)
             out.flush()
         except (BrokenPipeError, OSError):
+            if _must_finish.is_set():
+                return
             shutdown_attached()
             os._exit(0)
 
@@ -140,7 +148,10 @@ def watch_stdin(on_eof_exit):
         _stdin_closed.set()
         if on_eof_exit:
             shutdown_attached()
-            os._exit(0)
+            with _exit_lock:
+                if not _must_finish.is_set():
+                    os._exit(0)
+            # else: the main thread sees _stdin_closed, releases what it locked, reports and exits.
 
     t = threading.Thread(target=run, name="stdin-watch")
     t.daemon = True
@@ -353,6 +364,23 @@ def engine_env(run):
 # ---------------------------------------------------------------- CUDA checkpoint
 
 
+DRIVER_CHECKPOINT_MIN = 12080  # cuDriverGetVersion of CUDA 12.8 (driver r570): cuCheckpointProcess* usable
+
+
+def driver_checkpoint_lib():
+    """libcuda when it has cuCheckpointProcess* and reports CUDA >= 12.8, else None (the symbols alone are not enough)."""
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    if not hasattr(lib, "cuCheckpointProcessLock") or not hasattr(lib, "cuDriverGetVersion"):
+        return None
+    v = ctypes.c_int(0)
+    if lib.cuDriverGetVersion(ctypes.byref(v)) != 0 or v.value < DRIVER_CHECKPOINT_MIN:
+        return None
+    return lib
+
+
 class Cuda(object):
     """cuda-checkpoint CLI when present, else the driver's cuCheckpointProcess* API through ctypes."""
 
@@ -364,12 +392,9 @@ class Cuda(object):
         self.cli = cli_path or shutil.which("cuda-checkpoint")
         self.lib = None
         if self.cli is None:
-            try:
-                lib = ctypes.CDLL("libcuda.so.1")
-                if hasattr(lib, "cuCheckpointProcessLock") and lib.cuInit(0) == 0:
-                    self.lib = lib
-            except OSError:
-                pass
+            lib = driver_checkpoint_lib()
+            if lib is not None and lib.cuInit(0) == 0:
+                self.lib = lib
 
     @property
     def backend(self):
@@ -540,11 +565,7 @@ def cmd_hello(cfg):
                 rc2, out2 = tool_version([resolved, "check"])
                 lines = [l for l in out2.splitlines() if l.strip()]
                 criu["check"] = {"ok": rc2 == 0, "message": (lines[-1] if lines else "")[:500]}
-    api = False
-    try:
-        api = hasattr(ctypes.CDLL("libcuda.so.1"), "cuCheckpointProcessLock")
-    except OSError:
-        pass
+    api = driver_checkpoint_lib() is not None
     emit("hello", agentVersion=AGENT_VERSION, python=platform.python_version(), platform=platform.platform(),
          hostname=socket.gethostname(), uid=os.getuid(), isRoot=os.geteuid() == 0,
          gpus=gpus or [], cudaCheckpoint=cc, criu=criu, cudaDriverCheckpointApi=api,
@@ -851,13 +872,29 @@ def run_attached(argv, env, timeout_s, log_path):
         p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     _attached.append(p)
     try:
-        return p.wait(timeout=timeout_s)
+        rc = p.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
         raise AgentError("%s did not finish within %gs" % (argv[0], timeout_s), "timeout")
     finally:
         _attached.remove(p)
+    if _stdin_closed.is_set():
+        raise AgentError("cancelled: the extension closed the connection while %s ran" % os.path.basename(argv[0]), "cancelled")
+    return rc
+
+
+def hold_exit():
+    """From now on stdin EOF does not end the agent at once (see _must_finish); refused if it already did."""
+    with _exit_lock:
+        if _stdin_closed.is_set():
+            raise AgentError("cancelled", "cancelled")
+        _must_finish.set()
+
+
+def check_cancelled():
+    if _stdin_closed.is_set():
+        raise AgentError("cancelled: the extension closed the connection", "cancelled")
 
 
 def cmd_capture(cfg):
@@ -914,25 +951,31 @@ def capture_criu(run, rec, cfg, timings, result):
         phase("cuda_lock", "skipped", detail="no CUDA processes" if cuda.backend else "no cuda-checkpoint and no driver checkpoint API")
     locked = []
     timeout_s = float(cfg.get("timeoutS", 600))
+    if cuda_pids:
+        hold_exit()
     try:
         # Dynamo's agent locks every process before checkpointing any (collectives stay consistent).
         for p in cuda_pids:
+            check_cancelled()
             with Step(timings, "cuda_lock", p):
+                locked.append(p)  # before the call: a lock that times out half-way must be released too
                 cuda.action("lock", p, timeout_ms=timeout_s * 1000)
-                locked.append(p)
         for p in cuda_pids:
+            check_cancelled()
             with Step(timings, "cuda_checkpoint", p):
                 cuda.action("checkpoint", p)
+        check_cancelled()
         argv = [criu, "dump", "-t", str(rec["pid"]), "-D", img, "--leave-running", "-v4", "-o", "dump.log"] + list(cfg.get("extraArgs") or [])
+        out = os.path.join(run.dir, "criu-dump.log")  # criu's stdout/stderr (its -v4 log is dump.log in the image dir)
         with Step(timings, "criu_dump", rec["pid"]):
+            # Attached (own group, in _attached): a cancelled capture kills it instead of leaving it
+            # running against a CUDA-locked source.
             try:
-                r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout_s)
+                rc = run_attached(argv, None, timeout_s, out)
             except OSError as e:
                 raise AgentError("cannot run %s: %s" % (criu, e), "criu-missing")
-            except subprocess.TimeoutExpired:
-                raise AgentError("criu dump did not finish within %gs" % timeout_s, "timeout")
-            if r.returncode != 0:
-                raise AgentError("criu dump failed (exit %d): %s %s" % (r.returncode, r.stdout.decode("utf-8", "replace")[-500:],
+            if rc != 0:
+                raise AgentError("criu dump failed (exit %d): %s %s" % (rc, tail_text(out, 500),
                                  tail_text(os.path.join(img, "dump.log"), 1500)), "criu-dump")
         result["imageBytes"] = dir_bytes(img)
     except AgentError:

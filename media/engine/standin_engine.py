@@ -120,10 +120,12 @@ def handle_rank_request(dp, args, fmt, req, seen, weights):
         prompt = req["prompt"]
         ptoks = max(1, len(prompt.split()))
         cached = ptoks if prompt in seen else 0
-        seen.add(prompt)
+        if req.get("cache", True):
+            seen.add(prompt)
         toks = tokens_for(prompt, req["max_tokens"], args.model)
         fmt.rank(dp, "Finished request %s: prompt_tokens=%d cached_tokens=%d completion_tokens=%d" % (req["id"], ptoks, cached, len(toks)))
-        return {"ok": True, "text": " " + " ".join(toks), "prompt_tokens": ptoks, "cached": cached, "completion_tokens": len(toks)}
+        return {"ok": True, "text": " " + " ".join(toks), "token_ids": [VOCAB.index(t) for t in toks], "prompt_tokens": ptoks,
+                "cached": cached, "completion_tokens": len(toks)}
     return {"ok": False, "error": "unknown op %s" % op}
 
 
@@ -243,6 +245,21 @@ def leave_after_capture(args, fmt, ranks):
 # ---------------------------------------------------------------- HTTP
 
 
+def rank_for(ranks, prompt):
+    """Same prompt → same rank, so the prefix cache (cached_tokens) behaves like a real one."""
+    return ranks[int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % len(ranks)]
+
+
+def log_reference(args, fmt, ranks):
+    """The answer a restored engine must give again, logged before capture (test/gpu/smoke.py reads it;
+    test/gpu/gpu_engine.py logs the same line). Not cached: the first request after restore stays uncached."""
+    prompt = args.reference_prompt
+    rank = rank_for(ranks, prompt)
+    r = rank.call(op="generate", id="reference-before-capture", prompt=prompt, max_tokens=args.reference_max_tokens, cache=False)
+    fmt.main("Reference answer before capture: %s" % json.dumps(
+        {"prompt": prompt, "max_tokens": args.reference_max_tokens, "rank": rank.dp, "token_ids": r["token_ids"], "text": r["text"]}))
+
+
 def serve(args, fmt, ranks):
     counter = {"n": 0}
     lock = threading.Lock()
@@ -309,8 +326,7 @@ def serve(args, fmt, ranks):
                 counter["n"] += 1
                 n = counter["n"]
             rid = "cmpl-%d" % n
-            # Same prompt → same rank, so the prefix cache (cached_tokens) behaves like a real one.
-            rank = ranks[int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % len(ranks)]
+            rank = rank_for(ranks, prompt)
             r = rank.call(op="generate", id=rid, prompt=prompt, max_tokens=max_tokens)
             usage = {"prompt_tokens": r["prompt_tokens"], "completion_tokens": r["completion_tokens"],
                      "total_tokens": r["prompt_tokens"] + r["completion_tokens"],
@@ -318,9 +334,12 @@ def serve(args, fmt, ranks):
             if body.get("stream"):
                 return self.stream(rid, body.get("model") or args.model, r["text"], usage,
                                    bool((body.get("stream_options") or {}).get("include_usage")))
+            choice = {"index": 0, "text": r["text"], "finish_reason": "length", "logprobs": None}
+            if r.get("token_ids") is not None:
+                choice["token_ids"] = r["token_ids"]  # what vLLM returns with return_token_ids; the GPU proof compares them
             self.reply(200, {
                 "id": rid, "object": "text_completion", "created": int(time.time()), "model": body.get("model") or args.model,
-                "choices": [{"index": 0, "text": r["text"], "finish_reason": "length", "logprobs": None}],
+                "choices": [choice],
                 "usage": usage,
             })
 
@@ -353,6 +372,9 @@ def main():
     ap.add_argument("--exit-mode", choices=("osexit", "systemexit"), default="osexit")
     ap.add_argument("--port", type=int, default=0, help="HTTP port after restore (0: any free port)")
     ap.add_argument("--no-color", action="store_true")
+    ap.add_argument("--reference-prompt", default="The capital of France is",
+                    help="answered before capture and logged (the workflow's default smoke prompt), like test/gpu/gpu_engine.py")
+    ap.add_argument("--reference-max-tokens", type=int, default=16)
     args = ap.parse_args()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the simulated SIGSEGV must not leave core files around
     fmt = Fmt(args.log_format, color=not args.no_color and not os.environ.get("NO_COLOR"))
@@ -377,6 +399,7 @@ def main():
         if r.dp not in args.skip_warmup_rank:
             r.call(op="warmup")
     fmt.main("Engine built and warmed up in %.2fs" % (time.monotonic() - t0))
+    log_reference(args, fmt, ranks)
     gc.collect()
     if not control:
         return serve(args, fmt, ranks)

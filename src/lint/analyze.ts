@@ -10,7 +10,7 @@ import { buildFix } from './fixes';
 import { matchesAny } from './glob';
 import { surroundings } from './handlers';
 import { importEdit } from './imports';
-import { callsLifecycle, lifecycleBranch } from './lifecycle';
+import { callsLifecycle, lifecycleBranch, type Placement } from './lifecycle';
 import { DEFAULT_SEVERITY, SNAP001_LEVEL_SEVERITY } from './rules';
 import { Resolver } from './scopes';
 import { findLateStandby } from './standby';
@@ -87,11 +87,11 @@ function atexitHook(tree: Tree, text: string): Node | undefined {
   return n && (n.type === 'identifier' || n.type === 'dotted_name') ? n : undefined;
 }
 
-function snap001(run: Run, site: ExitSite, inScope: boolean, branchCache: Map<number, Set<string>>): Finding | undefined {
+function snap001(run: Run, site: ExitSite, inScope: boolean, placement: Placement | undefined): Finding | undefined {
   const stmt = site.statement ?? site.node;
   const fn = enclosingFunction(site.node);
   let level: ScopeLevel | undefined;
-  if (lifecycleBranch(stmt, branchCache) === 'captured') level = 'capture';
+  if (placement?.branch === 'captured') level = 'capture';
   else if (inScope && fn && (SNAPSHOT_FUNCTION.test(fn.childForFieldName('name')?.text ?? '') || callsLifecycle(fn))) level = 'function';
   else if (inScope) level = 'module';
   if (!level) return undefined;
@@ -181,14 +181,16 @@ export function analyze(tree: Tree, text: string, file: FileInfo, settings: Sett
   const branchCache = new Map<number, Set<string>>();
   const findings: Finding[] = [];
   for (const site of findExits(tree, text, run.resolver)) {
-    const stmt = site.statement ?? site.node;
-    if (lifecycleBranch(stmt, branchCache) === 'restored') {
-      const f = snap002(run, site);
+    const placement = lifecycleBranch(site.statement ?? site.node, branchCache);
+    if (placement?.branch === 'restored') {
+      // Only an exit an `if` on the wait's result puts on the restore path is reported: after
+      // `if not restored: os._exit(0)` the worker serves, and exiting when serving ends is normal.
+      const f = placement.direct ? snap002(run, site) : undefined;
       if (f) findings.push(f);
       continue;
     }
     if (site.kind === 'os_exit') continue;
-    const f = snap001(run, site, inScope, branchCache);
+    const f = snap001(run, site, inScope, placement);
     if (f) findings.push(f);
   }
   if (/RESTORE_STANDBY/.test(text)) findings.push(...snap003(run, file));

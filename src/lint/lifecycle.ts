@@ -108,8 +108,17 @@ function fromSiblings(stmt: Node, vars: Set<string>): Branch | undefined {
   return undefined;
 }
 
+export interface Placement {
+  branch: Branch;
+  /**
+   * True when an `if`/`else` on the wait's result holds the node; false when only control flow
+   * places it (after `if restored: return`, after a capture call).
+   */
+  direct: boolean;
+}
+
 /** The branch of the snapshot lifecycle `node` runs on, looking no further than its function. */
-export function lifecycleBranch(node: Node, cache: Map<number, Set<string>>): Branch | undefined {
+export function lifecycleBranch(node: Node, cache: Map<number, Set<string>>): Placement | undefined {
   let fn: Node | null = node.parent;
   let top: Node = node;
   while (fn && !FUNCTIONS.has(fn.type)) {
@@ -120,21 +129,20 @@ export function lifecycleBranch(node: Node, cache: Map<number, Set<string>>): Br
   const vars = waitVariables(fn ?? top, cache);
   let child: Node = node;
   for (let p = node.parent; p && !FUNCTIONS.has(p.type); child = p, p = p.parent) {
+    let b: Branch | undefined;
     if (p.type === 'block') {
-      const b = fromSiblings(child, vars);
-      if (b) return b;
+      b = fromSiblings(child, vars);
+      if (b) return { branch: b, direct: false };
       continue;
     }
     if (p.type === 'if_statement' && p.childForFieldName('consequence')?.id === child.id) {
-      const b = classify(p.childForFieldName('condition'), vars);
-      if (b) return b;
+      b = classify(p.childForFieldName('condition'), vars);
     } else if (p.type === 'else_clause' && p.parent?.type === 'if_statement') {
-      const b = opposite(classify(p.parent.childForFieldName('condition'), vars));
-      if (b) return b;
+      b = opposite(classify(p.parent.childForFieldName('condition'), vars));
     } else if (p.type === 'elif_clause' && p.childForFieldName('consequence')?.id === child.id) {
-      const b = classify(p.childForFieldName('condition'), vars) ?? opposite(classify(p.parent?.childForFieldName('condition') ?? null, vars));
-      if (b) return b;
+      b = classify(p.childForFieldName('condition'), vars) ?? opposite(classify(p.parent?.childForFieldName('condition') ?? null, vars));
     }
+    if (b) return { branch: b, direct: true };
   }
   return undefined;
 }

@@ -29,6 +29,7 @@ let canPullConfig = false;
 let canRegisterConfigChange = false;
 let documentChanges = false;
 let roots: string[] = [];
+let folderUris: string[] = [];
 let settings: SettingsCache | undefined;
 
 connection.onInitialize(async (params): Promise<InitializeResult> => {
@@ -36,11 +37,10 @@ connection.onInitialize(async (params): Promise<InitializeResult> => {
   canPullConfig = !!caps.workspace?.configuration;
   canRegisterConfigChange = !!caps.workspace?.didChangeConfiguration?.dynamicRegistration;
   documentChanges = !!caps.workspace?.workspaceEdit?.documentChanges;
-  roots = (params.workspaceFolders ?? []).map((f) => f.uri).concat(params.rootUri ? [params.rootUri] : [])
-    .filter((u) => u.startsWith('file:'))
-    .map((u) => fileURLToPath(u));
+  folderUris = (params.workspaceFolders ?? []).map((f) => f.uri).concat(params.rootUri ? [params.rootUri] : []);
+  roots = folderUris.filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u));
   const init = params.initializationOptions as { settings?: unknown } | undefined;
-  settings = new SettingsCache(connection, () => canPullConfig, init?.settings);
+  settings = new SettingsCache(connection, () => canPullConfig, init?.settings, () => folderUris);
   // Fail initialize (and so show the error to the user) if the grammar cannot load.
   await parserReady;
   return {
@@ -91,7 +91,6 @@ function start(parser: Awaited<typeof parserReady>): void {
     opened.delete(e.document.uri);
     getValidator().cancel(e.document.uri);
     store.drop(e.document.uri);
-    settings?.forget(e.document.uri);
   });
 
   connection.onCodeAction(async (params, token) => {

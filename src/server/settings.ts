@@ -1,7 +1,7 @@
 /**
  * Lint settings per document, pulled with `workspace/configuration` (section `dynamoSnapshot.lint`)
  * and validated with the shared zod schema. Clients without that request (or that answer null) get
- * `initializationOptions.settings`, else the defaults. Cached until `didChangeConfiguration`.
+ * `initializationOptions.settings`, else the defaults. Cached per workspace folder until `didChangeConfiguration`.
  */
 import type { Connection } from 'vscode-languageserver';
 import { parseLintSettingsLenient, type LintSettings } from '../shared/lintSettings';
@@ -14,23 +14,32 @@ export class SettingsCache {
     private readonly connection: Connection,
     private readonly canPull: () => boolean,
     private readonly initial: unknown,
+    /** Workspace folder URIs, for the cache key. */
+    private readonly folders: () => readonly string[],
   ) {}
 
+  /**
+   * Settings for a document. Cached per workspace folder (settings are folder-scoped), so opening a
+   * file costs no round trip once its folder is known.
+   */
   get(uri: string): Promise<LintSettings> {
-    let hit = this.cache.get(uri);
+    const key = this.folderOf(uri);
+    let hit = this.cache.get(key);
     if (!hit) {
-      hit = this.load(uri);
-      this.cache.set(uri, hit);
+      hit = this.load(key === '' ? uri : key);
+      this.cache.set(key, hit);
     }
     return hit;
   }
 
-  clear(): void {
-    this.cache.clear();
+  private folderOf(uri: string): string {
+    let best = '';
+    for (const f of this.folders()) if (uri.startsWith(f.endsWith('/') ? f : f + '/') && f.length > best.length) best = f;
+    return best;
   }
 
-  forget(uri: string): void {
-    this.cache.delete(uri);
+  clear(): void {
+    this.cache.clear();
   }
 
   private async load(uri: string): Promise<LintSettings> {

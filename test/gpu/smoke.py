@@ -689,13 +689,10 @@ class Proof(object):
     # -- steps
 
     def run(self):
-        a = self.a
         self.sampler.start()
         self.gpu_mem("baseline")
         self.step("CRIU sysroot + criu check", self.s_sysroot)
         self.step("agent hello", self.s_hello)
-        if a.engine == "standin":
-            self.step("reference answer (cold instance)", self.s_cold_reference)
         self.step("start source (agent start)", self.s_start)
         self.step("warm-up", self.s_warmup)
         self.step("ready-for-snapshot", self.s_ready)
@@ -736,38 +733,11 @@ class Proof(object):
     def engine_argv(self, port=0):
         a = self.a
         if a.engine == "standin":
-            return [self.python, STANDIN, "--dp", str(a.dp), "--memory-mb", "64", "--no-color", "--port", str(port)]
+            return [self.python, STANDIN, "--dp", str(a.dp), "--memory-mb", "64", "--no-color", "--port", str(port),
+                    "--reference-prompt", a.prompt, "--reference-max-tokens", str(a.max_tokens)]
         small = ["--device", "cpu", "--hidden", "256", "--vocab", "1024", "--max-seq", "256", "--memory-mb", "64"] if a.cpu else []
         return [self.python, GPU_ENGINE, "--dp", str(a.dp), "--memory-mb", str(a.memory_mb), "--no-color", "--port", str(port),
                 "--reference-prompt", a.prompt, "--reference-max-tokens", str(a.max_tokens)] + small + list(a.engine_arg)
-
-    def s_cold_reference(self):
-        """The CPU stand-in logs no reference answer: ask a cold (non-snapshot) instance of it once."""
-        env = dict(os.environ)
-        for k in ("DYN_SNAPSHOT_CONTROL_DIR", "SNAPSHOT_CONTROL_DIR"):
-            env.pop(k, None)
-        ep = os.path.join(self.work, "cold-endpoint.json")
-        env["DSW_ENDPOINT_FILE"] = ep
-        logf = open(os.path.join(self.work, "cold-reference.log"), "wb")
-        p = subprocess.Popen(self.engine_argv(), stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-        logf.close()
-        self.started_pids.add(p.pid)
-        try:
-            def up():
-                if p.poll() is not None:
-                    raise Failed("the cold instance exited %s: %s" % (p.returncode, tail(read_text(logf.name), 800)))
-                return read_json(ep)
-
-            e = self.wait_for("cold instance endpoint", up, 60)
-            body = self.complete(e["url"])
-            self.reference = {"text": body["text"], "token_ids": body.get("token_ids"), "source": "cold instance"}
-            return "%r from a cold instance (the CPU stand-in logs no pre-capture answer)" % body["text"][:60]
-        finally:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            p.wait()
 
     def s_start(self):
         cfg = {"runDir": self.run_dir, "runId": "gpu-proof", "command": self.engine_argv(), "cwd": ROOT,
@@ -1134,8 +1104,7 @@ def write_results(a, text, result):
         run_dir = os.path.join(a.work, "run")
         for src, name in ((os.path.join(run_dir, "logs", "engine.log"), "engine.log"),
                           (os.path.join(run_dir, "criu-dump.log"), "criu-dump.log"),
-                          (os.path.join(run_dir, "criu-restore.log"), "criu-restore.log"),
-                          (os.path.join(a.work, "cold-reference.log"), "cold-reference.log")):
+                          (os.path.join(run_dir, "criu-restore.log"), "criu-restore.log")):
             data = read_text(src)
             if data:
                 with open(os.path.join(out, name), "w") as f:

@@ -12,7 +12,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AGENT_RANK, MAIN_RANK, type Backend, classifyLine, compareRanks } from './ranks';
 import { Ring } from './ring';
-import { logWriter, type WriteRange } from './writer';
 
 export { AGENT_RANK, MAIN_RANK, classifyLine, compareRanks } from './ranks';
 
@@ -114,6 +113,11 @@ function addRun(runs: Map<string, Run>, rank: string, start: number, end: number
   }
 }
 
+/** write(2) may write less than asked (a full disk, a signal): loop until all of [start, end) is out. */
+function writeAll(fd: number, buf: Buffer, start: number, end: number): void {
+  for (let p = start; p < end; ) p += fs.writeSync(fd, buf, p, end - p);
+}
+
 function startsWith(buf: Buffer, pos: number, prefix: Buffer): boolean {
   for (let i = 0; i < prefix.length; i++) if (buf[pos + i] !== prefix[i]) return false;
   return true;
@@ -202,13 +206,10 @@ class Router implements LogRouter {
   }
 
   filePath(rank: string): string | undefined {
-    // Whoever opens the file next sees everything routed so far.
-    logWriter().flush();
     return this.tails.has(rank) ? path.join(this.dir, fileNameFor(rank)) : undefined;
   }
 
   mergedPath(): string | undefined {
-    logWriter().flush();
     return this.mergedFd === undefined ? undefined : path.join(this.dir, 'merged.log');
   }
 
@@ -251,7 +252,6 @@ class Router implements LogRouter {
     if (this.disposed) return;
     for (const file of [...this.partial.keys()]) this.endFile(file);
     this.disposed = true;
-    logWriter().flush();
     for (const fd of this.fds.values()) fs.closeSync(fd);
     if (this.mergedFd !== undefined) fs.closeSync(this.mergedFd);
     this.fds.clear();
@@ -298,11 +298,12 @@ class Router implements LogRouter {
     const listening = this.lineListeners.size > 0;
     const at = listening ? Date.now() : 0;
     const batches: RankBatch[] = [];
-    const writes: WriteRange[] = [];
     for (const [r, run] of runs) {
       const ring = this.ensureRank(r);
+      // Synchronous appends keep memory flat: nothing queues behind a slow disk. One write per rank.
       const fd = this.fds.get(r)!;
-      for (let i = 0; i < run.starts.length; i++) writes.push([fd, run.starts[i]!, run.ends[i]!]);
+      if (run.starts.length === 1) writeAll(fd, body, run.starts[0]!, run.ends[0]!);
+      else fs.writevSync(fd, run.starts.map((st, i) => body.subarray(st, run.ends[i]!)));
       this.counts.set(r, (this.counts.get(r) ?? 0) + run.lines);
       if (listening) {
         const ls: RoutedLine[] = [];
@@ -317,9 +318,7 @@ class Router implements LogRouter {
         for (const raw of lastLines(body, run, this.tailSize)) ring.push(raw);
       }
     }
-    if (this.mergedFd !== undefined) writes.push([this.mergedFd, 0, body.length]);
-    // Bounded: the writer blocks when too much waits for the disk, so memory stays flat.
-    logWriter().write(body, writes);
+    if (this.mergedFd !== undefined) writeAll(this.mergedFd, body, 0, body.length);
     this.totalLines += lines;
     this.totalBytes += body.length;
     if (listening) this.notify(batches);
@@ -349,14 +348,12 @@ class Router implements LogRouter {
         ring.push(l.raw);
         chunk += l.raw + '\n';
       }
-      const bytes = Buffer.from(chunk);
-      logWriter().write(bytes, [[this.fds.get(b.rank)!, 0, bytes.length]]);
+      fs.writeSync(this.fds.get(b.rank)!, chunk);
       this.counts.set(b.rank, (this.counts.get(b.rank) ?? 0) + b.lines.length);
       this.totalLines += b.lines.length;
     }
-    const merged = Buffer.from(mergedChunk);
-    this.totalBytes += merged.length;
-    if (this.mergedFd !== undefined) logWriter().write(merged, [[this.mergedFd, 0, merged.length]]);
+    this.totalBytes += Buffer.byteLength(mergedChunk);
+    if (this.mergedFd !== undefined) fs.writeSync(this.mergedFd, mergedChunk);
     this.notify(batches);
   }
 

@@ -249,8 +249,9 @@ async function cleanUp(session: WorkerSession, failed: boolean, keepRunning: boo
     return startedSource ? [{ kind: 'note', text: `left running for the next command: process group ${handle.pgid}` }] : [];
   }
   if (session.allExited) {
-    // Skips a stop round trip to the worker (an agent start, ~100 ms locally, more over ssh).
-    await session.stopFollowing();
+    // Skips a stop round trip to the worker (an agent start, ~100 ms locally, more over ssh). The
+    // follow's agent leaves on its stdin EOF within a poll; the next run or dispose awaits it.
+    void session.stopFollowing();
     session.stage = 'idle';
     return [{ kind: 'note', text: 'nothing left to stop: the source exited and nothing was restored' }];
   }

@@ -102,7 +102,7 @@ test('--format sarif is SARIF 2.1.0 with ruleId, level and 1-based regions', () 
     assert.deepEqual(results.map((x) => x.ruleId).sort(), ['SNAP002', 'SNAP002', 'SNAP003', 'SNAP003', 'SNAP003']);
     const restore = results.find((x) => x.ruleId === 'SNAP002')!;
     assert.equal(restore.level, 'error');
-    assert.deepEqual(restore.locations[0]!.physicalLocation.region, { startLine: 9, startColumn: 5, endLine: 9, endColumn: 28 });
+    assert.deepEqual(restore.locations[0]!.physicalLocation.region, { startLine: 15, startColumn: 9, endLine: 15, endColumn: 20 });
     assert.equal(restore.locations[0]!.physicalLocation.artifactLocation.uri, 'a/snapshot.py');
     assert.equal(results.find((x) => x.ruleId === 'SNAP003')!.level, 'warning');
   } finally {

@@ -89,10 +89,11 @@ test('a source that dies before it is ready fails the capture at once', async ()
   assert.match(cap.error!, /ended before it wrote ready-for-snapshot/);
 });
 
-test('a failed capture unlocks the CUDA-locked source, reports, and writes no snapshot-complete', async () => {
-  const dir = scratch('capfail');
-  // cuda-checkpoint stand-in for a CPU box: keeps each pid's state in a file and logs every call,
-  // so the test can check the agent's transitions (lock, checkpoint, then restore + unlock).
+/**
+ * cuda-checkpoint stand-in for a CPU box: keeps each pid's state in a file and logs every call, so a
+ * test can check the agent's transitions (lock, checkpoint, then restore + unlock).
+ */
+function fakeCudaCheckpoint(dir: string): { fake: string; calls: string } {
   const fake = path.join(dir, 'cuda-checkpoint');
   const calls = path.join(dir, 'calls.log');
   fs.writeFileSync(
@@ -112,6 +113,52 @@ else:
 `,
     { mode: 0o755 },
   );
+  return { fake, calls };
+}
+
+test('a cancelled criu capture kills criu dump, brings every locked pid back to running and reports', async () => {
+  const dir = scratch('capcancel');
+  const { fake, calls } = fakeCudaCheckpoint(dir);
+  // A criu that hangs in "dump" (records its pid): only cancelling can end it.
+  const criu = path.join(dir, 'criu');
+  const criuPid = path.join(dir, 'criu.pid');
+  fs.writeFileSync(criu, `#!/bin/sh\necho $$ > ${JSON.stringify(criuPid)}\nexec sleep 120\n`, { mode: 0o755 });
+  const profile = WorkerProfile.parse({
+    name: 'capcancel',
+    command: ['python3', STANDIN(), '--dp', '2', '--no-color'],
+    captureMode: 'criu',
+    criu: { path: criu, cudaCheckpointPath: fake },
+  });
+  const conn = createConnection(profile, testEnv(dir));
+  const h = track(conn, await conn.startSource('capcancel', signal()));
+  const ac = new AbortController();
+  const phases: string[] = [];
+  const cap = await conn.capture(h, ac.signal, (e) => {
+    if (e.type !== 'phase') return;
+    phases.push(`${e.phase}:${e.state}`);
+    // Cancel once criu runs (its pid file is written a moment after the phase starts).
+    if (e.phase === 'criu_dump' && e.state === 'start') {
+      const t = setInterval(() => fs.existsSync(criuPid) && (clearInterval(t), ac.abort()), 10);
+    }
+  });
+  assert.equal(cap.ok, false);
+  assert.match(cap.error!, /cancelled/);
+  assert.ok(phases.includes('criu_dump:failed'), phases.join(' '));
+  assert.equal(phases.filter((p) => p === 'cuda_release:end').length, 3, phases.join(' ')); // engine + 2 ranks
+  assert.equal(pidAlive(Number(fs.readFileSync(criuPid, 'utf8'))), false, 'criu dump was killed');
+  const log = fs.readFileSync(calls, 'utf8');
+  for (const step of ['--action restore', '--action unlock']) assert.ok(log.includes(step), log);
+  const states = fs.readdirSync(dir).filter((n) => n.startsWith('state-'));
+  assert.equal(states.length, 3);
+  for (const f of states) assert.equal(fs.readFileSync(path.join(dir, f), 'utf8'), 'running', f);
+  assert.equal(fs.existsSync(path.join(h.controlDir, 'snapshot-complete')), false);
+  assert.ok(pidAlive(h.pid), 'the source keeps running after a cancelled capture');
+  await conn.stop(h, 1000);
+});
+
+test('a failed capture unlocks the CUDA-locked source, reports, and writes no snapshot-complete', async () => {
+  const dir = scratch('capfail');
+  const { fake, calls } = fakeCudaCheckpoint(dir);
   const profile = WorkerProfile.parse({
     name: 'capfail',
     command: ['python3', STANDIN(), '--dp', '1', '--no-color'],

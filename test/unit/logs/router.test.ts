@@ -83,3 +83,49 @@ test('a throwing listener does not stop routing', () => {
   assert.equal(seen, 1);
   r.dispose();
 });
+
+test('raw bytes route like text: ranks interleaved line by line, prefixes reused, CRLF, multi-byte, lines across pushes', () => {
+  const lines = [
+    '\x1b[36m(EngineCore_DP0 pid=1)\x1b[0m INFO a',
+    '\x1b[36m(EngineCore_DP0 pid=1)\x1b[0m INFO b é',
+    '\x1b[36m(EngineCore_DP1 pid=2)\x1b[0m INFO c',
+    'plain line',
+    '\x1b[36m(EngineCore_DP0 pid=1)\x1b[0m INFO d\r',
+    '0: [TRT-LLM] rank zero',
+    '0: not a label line',
+    '[2025-01-01 00:00:00 DP3 TP0] sglang',
+  ];
+  const text = lines.join('\n') + '\n';
+  const asText = createLogRouter({ dir: dir() });
+  const asBytes = createLogRouter({ dir: dir() });
+  asText.push('engine.log', text);
+  const b = Buffer.from(text);
+  // Cut in the middle of a multi-byte character and of a prefix.
+  const cut1 = b.indexOf(Buffer.from('é')) + 1;
+  asBytes.push('engine.log', b.subarray(0, cut1));
+  asBytes.push('engine.log', b.subarray(cut1, cut1 + 30));
+  asBytes.push('engine.log', new Uint8Array(b.subarray(cut1 + 30)));
+  for (const r of [asText, asBytes]) {
+    assert.deepEqual(r.ranks(), ['main', 'DP0', 'DP1', 'DP3', 'RANK0']);
+    assert.deepEqual(r.tail('DP0'), [lines[0], lines[1], lines[4]!.slice(0, -1)]);
+    assert.deepEqual(r.tail('RANK0'), [lines[5]]);
+    assert.deepEqual(r.tail('main'), ['plain line', '0: not a label line']);
+    assert.equal(r.stats().lines, 8);
+    assert.equal(r.stats().bytes, b.length);
+    r.dispose();
+    assert.equal(fs.readFileSync(r.mergedPath()!, 'utf8'), text);
+    assert.equal(fs.readFileSync(r.filePath('DP1')!, 'utf8'), lines[2] + '\n');
+  }
+});
+
+test('only the tail is decoded, yet counts and files hold every line of a large chunk', () => {
+  const r = createLogRouter({ dir: dir(), memoryLinesPerRank: 10 });
+  let chunk = '';
+  for (let i = 0; i < 50_000; i++) chunk += `(EngineCore_DP${i % 2} pid=${i % 2}) line ${i}\n`;
+  r.push('engine.log', Buffer.from(chunk));
+  assert.deepEqual(r.tail('DP1', 2), ['(EngineCore_DP1 pid=1) line 49997', '(EngineCore_DP1 pid=1) line 49999']);
+  assert.equal(r.tail('DP0').length, 10);
+  assert.deepEqual(r.stats().linesPerRank, { DP0: 25_000, DP1: 25_000 });
+  r.dispose();
+  assert.equal(fs.readFileSync(r.filePath('DP0')!, 'utf8').split('\n').length - 1, 25_000);
+});

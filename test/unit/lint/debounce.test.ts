@@ -1,0 +1,13 @@
+/** The typing debounce scales with what a validation of the document costs (src/server/validator.ts). */
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { CHEAP_MS, debounceFor, MAX_DEBOUNCE_MS } from '../../../src/server/validator';
+
+test('no delay for cheap documents, twice the cost above, capped; unknown cost waits the most', () => {
+  assert.equal(debounceFor(undefined), MAX_DEBOUNCE_MS);
+  assert.equal(debounceFor(0.4), 0);
+  assert.equal(debounceFor(CHEAP_MS - 0.1), 0);
+  assert.equal(debounceFor(40), 80);
+  assert.equal(debounceFor(99.2), 199);
+  assert.equal(debounceFor(5000), MAX_DEBOUNCE_MS);
+});
