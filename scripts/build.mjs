@@ -42,6 +42,8 @@ const common = {
 
 const products = [
   { entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist' },
+  // Loaded lazily by src/ui/lint/client.ts when the lint client starts.
+  { entryPoints: { lintClient: 'src/ui/lint/languageClientModule.ts' }, outdir: 'dist' },
   { entryPoints: { server: 'src/server/main.ts' }, outdir: 'dist' },
   { entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
 ];

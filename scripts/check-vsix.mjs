@@ -27,7 +27,7 @@ check('VSIX holds only what runs', () => {
   const names = files.map(([n]) => n);
   const bad = names.filter((n) => /node_modules|\/src\/|\.ts$|\.map$|\/test\//.test(n));
   if (bad.length) throw new Error(`unexpected files: ${bad.slice(0, 5).join(', ')}`);
-  for (const need of ['extension/dist/extension.js', 'extension/dist/server.js', 'extension/dist/cli.js', 'extension/dist/tree-sitter-python.wasm', 'extension/dist/web-tree-sitter.wasm', 'extension/package.json']) {
+  for (const need of ['extension/dist/extension.js', 'extension/dist/lintClient.js', 'extension/dist/server.js', 'extension/dist/cli.js', 'extension/dist/tree-sitter-python.wasm', 'extension/dist/web-tree-sitter.wasm', 'extension/package.json']) {
     if (!names.includes(need)) throw new Error(`missing ${need}`);
   }
   const bytes = fs.statSync(vsix).size;

@@ -6,17 +6,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import {
-  DidChangeConfigurationNotification,
-  LanguageClient,
-  State,
-  TransportKind,
-  type LanguageClientOptions,
-  type ServerOptions,
-} from 'vscode-languageclient/node';
+import type { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
 import { SERVER_BUSY, ServerBusy, VALIDATION_REPORT, ValidationReport } from '../../shared/lspProtocol';
 import type { Ctx } from '../context';
 import { LintStatus } from './statusItem';
+
+type ClientModule = typeof import('./languageClientModule');
+let clientModule: ClientModule | undefined;
+
+/** Loads dist/lintClient.js (beside this bundle) on first use. */
+function languageClient(): ClientModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  clientModule ??= require(path.join(__dirname, 'lintClient.js')) as ClientModule;
+  return clientModule;
+}
 
 export class LintService implements vscode.Disposable {
   readonly log = vscode.window.createOutputChannel('Dynamo Snapshot Lint', { log: true });
@@ -52,6 +55,7 @@ export class LintService implements vscode.Disposable {
       return;
     }
     this.status.starting();
+    const { LanguageClient, State, TransportKind } = languageClient();
     const module = this.serverPath;
     const serverOptions: ServerOptions = {
       run: { module, transport: TransportKind.ipc },
@@ -99,7 +103,7 @@ export class LintService implements vscode.Disposable {
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
-    if (client && client.state !== State.Stopped) await client.stop(2000).catch((e: unknown) => this.log.warn(`stopping the lint server: ${String(e)}`));
+    if (client && client.state !== languageClient().State.Stopped) await client.stop(2000).catch((e: unknown) => this.log.warn(`stopping the lint server: ${String(e)}`));
   }
 
   async restart(): Promise<void> {
@@ -114,7 +118,7 @@ export class LintService implements vscode.Disposable {
       await this.stop();
       this.status.disabled();
     } else if (!this.client) await this.start();
-    else await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+    else await this.client.sendNotification(languageClient().DidChangeConfigurationNotification.type, { settings: null });
   }
 
   dispose(): void {
