@@ -118,6 +118,9 @@ async function podLogOf(rc: RunContext, pod: string | undefined): Promise<string
 
 export async function kubeConnectStep(rc: RunContext): Promise<void> {
   const { t } = settings(rc);
+  // A run from connect watches a new cycle: forget the previous one's lines, times and observation.
+  rc.session.resetForNewSource();
+  rc.session.kubeLast = undefined;
   const o = await pollKube(rc, 'a pod', rc.session.profile.timeouts.connectSeconds, (x) => x);
   const where = `${t.namespace ? `namespace ${t.namespace}` : 'the default namespace'}${t.context ? `, context ${t.context}` : ''}`;
   if (o.pods.length === 0) {
@@ -260,15 +263,13 @@ export async function kubeResumeStep(rc: RunContext): Promise<void> {
   const { session, book } = rc;
   const t0 = session.restoreRequestedAt ?? rc.now();
   const left = Math.max(0.001, (t0 + session.profile.timeouts.restoreSeconds * 1000 - rc.now()) / 1000);
-  let readyPolls = 0;
+  // Ready = the workload's own startup probe (or `cat /snapshot-control/restore-complete`) passed.
   const r = await pollKube(rc, "the restored worker's resume", left, (o) => {
     const target = targetPod(o);
     if (!target) return undefined;
     const term = target.terminated[o.container];
     if (term) throw new Error(`restored container ${target.name}/${o.container} ended (exit code ${term.exitCode ?? '?'}${term.reason ? `, ${term.reason}` : ''}) before it resumed`);
-    // Ready alone is taken only on the poll after the one that first saw it, so a resume line has a chance.
-    if (target.ready[o.container]) readyPolls++;
-    return target.ready[o.container] ? { target, readyPolls } : undefined;
+    return target.ready[o.container] ? { target } : undefined;
   });
   const log = await podLogOf(rc, r.target.name);
   let resumeLine: string | undefined;
