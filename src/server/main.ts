@@ -90,7 +90,7 @@ function start(parser: Awaited<typeof parserReady>): void {
   docs.onDidClose((e) => {
     opened.delete(e.document.uri);
     getValidator().cancel(e.document.uri);
-    store.drop(e.document.uri);
+    store.close(e.document.uri);
   });
 
   connection.onCodeAction(async (params, token) => {

@@ -39,7 +39,8 @@ export interface Analysis {
 }
 
 export class Validator {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Pending validations: a debounce timer while typing, else an immediate (no timer's 1 ms floor). */
+  private readonly timers = new Map<string, { cancel(): void }>();
   /** The last validation's duration per document (ms), for the debounce. */
   private readonly lastMs = new Map<string, number>();
 
@@ -64,13 +65,22 @@ export class Validator {
     void this.settings.get(doc.uri).then((s) => {
       if (reason === 'change' && s.run === 'onSave') return;
       const delay = reason === 'change' ? debounceFor(this.lastMs.get(doc.uri)) : 0;
-      clearTimeout(this.timers.get(doc.uri));
-      this.timers.set(doc.uri, setTimeout(() => void this.run(doc.uri), delay));
+      this.timers.get(doc.uri)?.cancel();
+      const go = (): void => void this.run(doc.uri);
+      if (delay === 0) {
+        // On open (and cheap edits) validate as soon as the messages already read are handled:
+        // changes that arrived together still coalesce, and nothing waits for a timer.
+        const h = setImmediate(go);
+        this.timers.set(doc.uri, { cancel: () => clearImmediate(h) });
+      } else {
+        const h = setTimeout(go, delay);
+        this.timers.set(doc.uri, { cancel: () => clearTimeout(h) });
+      }
     });
   }
 
   cancel(uri: string): void {
-    clearTimeout(this.timers.get(uri));
+    this.timers.get(uri)?.cancel();
     this.timers.delete(uri);
     this.lastMs.delete(uri);
     void this.connection.sendDiagnostics({ uri, diagnostics: [] });

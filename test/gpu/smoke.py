@@ -734,7 +734,7 @@ class Proof(object):
         a = self.a
         if a.engine == "standin":
             return [self.python, STANDIN, "--dp", str(a.dp), "--memory-mb", "64", "--no-color", "--port", str(port),
-                    "--reference-prompt", a.prompt, "--reference-max-tokens", str(a.max_tokens)]
+                    "--reference-prompt", a.prompt, "--reference-max-tokens", str(a.max_tokens)] + list(a.engine_arg)
         small = ["--device", "cpu", "--hidden", "256", "--vocab", "1024", "--max-seq", "256", "--memory-mb", "64"] if a.cpu else []
         return [self.python, GPU_ENGINE, "--dp", str(a.dp), "--memory-mb", str(a.memory_mb), "--no-color", "--port", str(port),
                 "--reference-prompt", a.prompt, "--reference-max-tokens", str(a.max_tokens)] + small + list(a.engine_arg)
@@ -1128,7 +1128,7 @@ def parse(argv):
     ap.add_argument("--engine", choices=("standin", "gpu"), default=None,
                     help="engine: gpu (test/gpu/gpu_engine.py; the default) or standin (media/engine/standin_engine.py; the default with --cpu). "
                          "--cpu --engine gpu runs the GPU engine on CPU torch (a test of its lifecycle under CRIU)")
-    ap.add_argument("--engine-arg", action="append", default=[], help="extra gpu_engine.py argument, e.g. --engine-arg=--no-cuda-graph")
+    ap.add_argument("--engine-arg", action="append", default=[], help="extra engine argument (gpu_engine.py or, with --cpu, the stand-in), e.g. --engine-arg=--no-cuda-graph")
     a = ap.parse_args(argv)
     if a.engine is None:
         a.engine = "standin" if a.cpu else "gpu"

@@ -21,6 +21,8 @@ export interface WorkerInfo {
   state: ConnectionState;
   hello?: HelloEvent;
   error?: string;
+  /** what the workflow knows of a source it started, e.g. "source running (reattached)" */
+  source?: string;
 }
 
 /** What the Workers view needs from the workflow (adapted in workflowAdapter.ts). */
@@ -85,12 +87,13 @@ export class WorkersTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
     const hasChildren = Boolean(w?.hello || w?.error);
     const item = new vscode.TreeItem(node.name, hasChildren ? (connected ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed) : vscode.TreeItemCollapsibleState.None);
     item.id = `worker/${node.name}`;
-    const parts = [w?.selected ? 'selected' : undefined, w?.state, w ? `${w.transport} · ${w.backend}` : undefined, w?.builtin ? 'built-in' : undefined];
+    const parts = [w?.selected ? 'selected' : undefined, w?.state, w?.source, w ? `${w.transport} · ${w.backend}` : undefined, w?.builtin ? 'built-in' : undefined];
     item.description = parts.filter(Boolean).join(' · ');
     item.iconPath = stateIcon(w?.state ?? 'disconnected', Boolean(w?.selected));
     const md = new vscode.MarkdownString();
     md.appendMarkdown(`**${node.name}**${w?.selected ? ' (selected)' : ''} — ${w?.state ?? 'unknown'}\n\n`);
     if (w?.description) md.appendText(`${w.description}\n\n`);
+    if (w?.source) md.appendText(`${w.source}\n\n`);
     if (w?.hello) md.appendMarkdown(`${w.hello.hostname} · ${w.hello.gpus.length} GPU(s)${w.hello.driverVersion ? ` · driver ${w.hello.driverVersion}` : ''}`);
     item.tooltip = md;
     item.contextValue = connected ? 'worker:connected' : 'worker:disconnected';

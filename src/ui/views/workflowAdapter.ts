@@ -61,6 +61,7 @@ export class WorkflowAdapter implements WorkersSource, vscode.Disposable {
         state: c?.state ?? 'disconnected',
         hello: c?.hello,
         error: c?.error,
+        source: c?.source,
       };
     });
   }

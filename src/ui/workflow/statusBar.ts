@@ -34,7 +34,8 @@ export class WorkflowStatusBar implements vscode.Disposable {
       const state = worker ? this.service.connectionState(worker)?.state : undefined;
       const icon = state === 'connected' ? '$(vm-active)' : state === 'failed' ? '$(vm-outline)' : '$(server-environment)';
       this.item.text = `${icon} ${worker ?? 'No worker'}`;
-      this.item.tooltip = worker ? `Dynamo Snapshot worker: ${worker}${state ? ` (${state})` : ''}. Click to select another.` : 'Dynamo Snapshot: no worker selected. Click to select one.';
+      const source = worker ? this.service.sourceState(worker) : undefined;
+      this.item.tooltip = worker ? `Dynamo Snapshot worker: ${worker}${state ? ` (${state})` : ''}${source ? `; ${source}` : ''}. Click to select another.` : 'Dynamo Snapshot: no worker selected. Click to select one.';
       this.item.command = 'dynamoSnapshot.selectWorker';
     }
     this.item.show();

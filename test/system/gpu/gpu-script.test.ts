@@ -186,8 +186,8 @@ test('run.sh past its hard time limit: FAIL, non-zero exit, nothing left running
   if (why) return skipOrFail(t, why);
   const work = workDir('limit');
   try {
-    // 3 s: the run is stopped mid-way (the CRIU sysroot and the cold reference take longer than that here).
-    const r = await runScript(['--cpu', '--work', work], 60_000, { DSW_GPU_LIMIT_S: '3' });
+    // A 3 s limit against an engine that takes 8 s to load: the run is always stopped mid-way.
+    const r = await runScript(['--cpu', '--work', work, '--engine-arg=--load-seconds=8'], 60_000, { DSW_GPU_LIMIT_S: '3' });
     t.diagnostic(r.out);
     assert.notEqual(r.code, 0);
     assert.match(r.out, /^FAIL: the proof did not finish within 3s/m);
