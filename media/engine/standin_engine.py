@@ -407,8 +407,11 @@ def main():
     fmt.main("Pausing model")
     for r in ranks:
         r.call(op="pause")
-    with open(sentinel_path(control, "ready-for-snapshot"), "w") as f:
+    # Temp file then rename: a watcher that sees the sentinel also sees its content.
+    ready, tmp = sentinel_path(control, "ready-for-snapshot"), sentinel_path(control, ".ready-for-snapshot.tmp")
+    with open(tmp, "w") as f:
         f.write("ready")
+    os.rename(tmp, ready)
     fmt.main("Ready for snapshot. Polling for sentinel in %s (snapshot-complete or restore-complete)" % control)
     which = wait_for_sentinel(control)
     if which == "snapshot":

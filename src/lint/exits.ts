@@ -36,8 +36,14 @@ function wordRegExp(words: Iterable<string>): RegExp {
 
 const BASE_RE = wordRegExp(WORDS);
 
-/** Local aliases introduced by `from sys|builtins|os import exit as leave`. */
+/** Local aliases introduced by `from sys|builtins|os import exit as leave` or `leave = sys.exit`. */
 function aliasesAt(hit: Node): string | undefined {
+  const expr = hit.parent?.type === 'attribute' && hit.parent.childForFieldName('attribute')?.id === hit.id ? hit.parent : hit;
+  const assign = expr.parent;
+  if (assign?.type === 'assignment' && assign.childForFieldName('right')?.id === expr.id) {
+    const left = assign.childForFieldName('left');
+    return left?.type === 'identifier' ? left.text : undefined;
+  }
   const aliased = hit.parent?.type === 'dotted_name' ? hit.parent.parent : null;
   if (aliased?.type !== 'aliased_import' || aliased.parent?.type !== 'import_from_statement') return undefined;
   const mod = aliased.parent.childForFieldName('module_name')?.text;

@@ -58,11 +58,30 @@ function waitVariables(fn: Node, cache: Map<number, Set<string>>): Set<string> {
   return names;
 }
 
-/** `captured` when `cond` being true means a capture, `restored` when it means a restore. */
-function classify(cond: Node | null, vars: Set<string>): Branch | undefined {
+/**
+ * The branch taken when `cond` evaluates to `truth` (`captured` / `restored`), or undefined when it
+ * does not tell. `and`/`or` combine: `if not ok and x:` runs only when `not ok` holds, so on the
+ * capture path; its `else` may run either way.
+ */
+function classify(cond: Node | null, vars: Set<string>, truth = true): Branch | undefined {
   const c = unwrap(cond);
   if (!c) return undefined;
-  if (c.type === 'not_operator') return opposite(classify(c.childForFieldName('argument'), vars));
+  if (c.type === 'not_operator') return classify(c.childForFieldName('argument'), vars, !truth);
+  if (c.type === 'boolean_operator') {
+    const op = c.childForFieldName('operator')?.type;
+    const l = classify(c.childForFieldName('left'), vars, truth);
+    const r = classify(c.childForFieldName('right'), vars, truth);
+    // `A and B` true (or `A or B` false): both sides hold, either one decides (unless they disagree).
+    if ((op === 'and') === truth) return l && r && l !== r ? undefined : l ?? r;
+    // `A and B` false (or `A or B` true): one side holds, only an agreement decides.
+    return l === r ? l : undefined;
+  }
+  const b = base(c, vars);
+  return truth ? b : opposite(b);
+}
+
+/** `captured` when `c` being true means a capture, `restored` when it means a restore. */
+function base(c: Node, vars: Set<string>): Branch | undefined {
   if (isWaitCall(c)) return 'restored';
   if (c.type === 'identifier' && vars.has(c.text)) return 'restored';
   if (c.type === 'comparison_operator' && c.namedChildCount === 2) {
@@ -100,8 +119,9 @@ function isCaptureCallStatement(s: Node): boolean {
 function fromSiblings(stmt: Node, vars: Set<string>): Branch | undefined {
   for (let p = stmt.previousNamedSibling; p; p = p.previousNamedSibling) {
     if (p.type === 'if_statement' && !p.childForFieldName('alternative') && terminates(p.childForFieldName('consequence'))) {
-      const b = classify(p.childForFieldName('condition'), vars);
-      if (b) return opposite(b);
+      // The code after `if <cond>: return` runs when <cond> is false.
+      const b = classify(p.childForFieldName('condition'), vars, false);
+      if (b) return b;
     }
     if (isCaptureCallStatement(p)) return 'captured';
   }
@@ -138,9 +158,9 @@ export function lifecycleBranch(node: Node, cache: Map<number, Set<string>>): Pl
     if (p.type === 'if_statement' && p.childForFieldName('consequence')?.id === child.id) {
       b = classify(p.childForFieldName('condition'), vars);
     } else if (p.type === 'else_clause' && p.parent?.type === 'if_statement') {
-      b = opposite(classify(p.parent.childForFieldName('condition'), vars));
+      b = classify(p.parent.childForFieldName('condition'), vars, false);
     } else if (p.type === 'elif_clause' && p.childForFieldName('consequence')?.id === child.id) {
-      b = classify(p.childForFieldName('condition'), vars) ?? opposite(classify(p.parent?.childForFieldName('condition') ?? null, vars));
+      b = classify(p.childForFieldName('condition'), vars) ?? classify(p.parent?.childForFieldName('condition') ?? null, vars, false);
     }
     if (b) return { branch: b, direct: true };
   }

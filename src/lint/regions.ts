@@ -3,7 +3,8 @@
  * snapshot file's exits sit in a few of its top-level statements). A cheap scanner cuts the text into
  * top-level statements; the parser then sees, through tree-sitter's `includedRanges`, only those a
  * finding can depend on:
- *   - every statement naming an exit (`exit`, `quit`, `SystemExit`, `_exit`, or a local alias of one),
+ *   - every statement naming an exit (`exit`, `quit`, `SystemExit`, `_exit`, or a local alias of one:
+ *     `from sys import exit as leave`, `leave = sys.exit`),
  *     the lifecycle wait, `atexit`, or holding a file-level noqa comment;
  *   - the statement before a module-level one naming an exit (the fix looks for a flush there);
  *   - the leading block (docstring, `__future__`, imports: where the fix adds `import os`);
@@ -16,16 +17,18 @@
  * wrong (the partial tree has an error, or a statement crosses a range) or saves little, the caller
  * parses the whole text instead.
  */
-import type { ParseState, Parser, Range, Tree } from 'web-tree-sitter';
+import type { Node, ParseState, Parser, Range, Tree } from 'web-tree-sitter';
 
 /**
  * One pass finds every trigger: exit words (group 1), the lifecycle wait (2), words that keep any
  * statement (3), capture calls (4), module-alias imports (5: the alias).
  */
 const TRIGGERS =
-  /(?<!\w)(exit|quit|SystemExit|_exit)\b|(wait_for_restore|run_lifecycle)|(atexit|\bglobal\b|:=|^[ \t]*#[ \t]*dynamo-snapshot:)|(capture|checkpoint|criu_dump|dump_snapshot|take_snapshot)|(?<![\w.])(?:os|sys|builtins)\s+as\s+([A-Za-z_]\w*)/gm;
+  /(?<!\w)(exit|quit|SystemExit|_exit)\b|(wait_for_restore|run_lifecycle)|(atexit|\bglobal\b|:=|^[ \t]*#\s*dynamo-snapshot:)|(capture|checkpoint|criu_dump|dump_snapshot|take_snapshot)|(?<![\w.])(?:os|sys|builtins)\s+as\s+([A-Za-z_]\w*)/gm;
 const ALIAS_AFTER = /\s+as\s+([A-Za-z_]\w*)/y;
 const ROOT_BEFORE = /(?<![\w.])([A-Za-z_]\w*)(?:\s*\.\s*[A-Za-z_]\w*)*\s*\.\s*$/;
+/** `leave = sys.exit` / `leave = exit`: the text before an exit word on its line names an alias. */
+const ASSIGN_ALIAS_BEFORE = /(?<![\w.])([A-Za-z_]\w*)\s*(?::[^=\n]*)?(?<![=!<>])=\s*(?:[A-Za-z_]\w*\s*\.\s*)*$/;
 const WAIT_VAR_BEFORE = /(?<![\w.])([A-Za-z_]\w*)\s*(?::[^=\n]*)?(?:=|:=)\s*(?:await\s+)?[\w.\s]*$/;
 /** Files with these take the whole-text path (SNAP003 reads every module-level import). */
 const WHOLE_FILE = /RESTORE_STANDBY/;
@@ -35,14 +38,25 @@ const BASE_NAMES = ['sys', 'os', 'builtins', 'BaseException', 'exit', 'quit', 'S
 export const MAX_KEPT_SHARE = 0.5;
 
 interface Segment {
+  /** A line start. */
   start: number;
   row: number;
   /** `def`/`class` name, or undefined for any other statement. */
   defName: string | undefined;
-  leading: boolean;
+  isClass: boolean;
+  /** For a member of a cut class: the index of the class's own segment (header and first member). */
+  header?: number;
 }
 
-const DEF_HEAD = /(?:@[^\n]*\n(?:[ \t]*(?:#[^\n]*)?\r?\n)*)*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)/y;
+function segment(text: string, start: number, at: number, row: number, header?: number): Segment {
+  DEF_HEAD.lastIndex = at;
+  const d = DEF_HEAD.exec(text);
+  return { start, row, defName: d?.[2], isClass: d?.[1] === 'class', header };
+}
+
+const DEF_HEAD = /(?:@[^\n]*\n(?:[ \t]*(?:#[^\n]*)?\r?\n)*[ \t]*)*(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)/y;
+/** Classes at least this long are cut at their members (the methods without exits are skipped). */
+const CLASS_CUT_MIN = 2000;
 const LEADING = /(?:import|from)[ \t]|[rRuUbBfF]{0,2}["']/y;
 const CONTINUATION = /(?:else|elif|except|finally)\b/y;
 
@@ -56,29 +70,59 @@ function isSpace(c: number): boolean {
  * or a `def` under its decorator.
  */
 export function topLevelStarts(text: string): { starts: number[]; rows: number[] } {
+  return statementStarts(text, 0, text.length, 0, '');
+}
+
+/**
+ * The same between `from` and `to` (a line start, at `row`) for statements indented by exactly
+ * `indent` (a class body's members). `bodyIndent` reports the first deeper indentation seen.
+ */
+export function statementStarts(
+  text: string,
+  from: number,
+  to: number,
+  row: number,
+  indent: string,
+  out: { bodyIndent?: string; stopAtBody?: boolean } = {},
+): { starts: number[]; rows: number[] } {
   const starts: number[] = [];
   const rows: number[] = [];
   let depth = 0;
   let quote = 0; // 0, or the quote char code
   let triple = false;
-  let row = 0;
   let lineStart = true;
   let decorated = false;
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
+  const n = to;
+  for (let i = from; i < n; i++) {
+    let c = text.charCodeAt(i);
     if (lineStart) {
       lineStart = false;
-      if (quote === 0 && depth === 0 && !isSpace(c) && c !== 35 /* # */) {
-        CONTINUATION.lastIndex = i;
-        if (!CONTINUATION.test(text)) {
-          if (!decorated) {
-            starts.push(i);
-            rows.push(row);
+      if (quote === 0 && depth === 0) {
+        let at = i;
+        if (indent === '' || text.startsWith(indent, i)) at += indent.length;
+        else at = -1;
+        const d = at >= 0 ? text.charCodeAt(at) : 0;
+        if (at >= 0 && !isSpace(d) && d !== 35 /* # */ && at < n) {
+          CONTINUATION.lastIndex = at;
+          if (!CONTINUATION.test(text)) {
+            if (!decorated) {
+              starts.push(at);
+              rows.push(row);
+            }
+            decorated = d === 64; /* @ */
           }
-          decorated = c === 64; /* @ */
+        } else if (out.bodyIndent === undefined && (c === 32 || c === 9)) {
+          // A deeper line that is not blank or a comment: the first one gives the body's indentation.
+          let j = i;
+          while (j < n && (text.charCodeAt(j) === 32 || text.charCodeAt(j) === 9)) j++;
+          const e = text.charCodeAt(j);
+          if (j < n && e !== 35 && e !== 10 && e !== 13 && e !== 12) {
+            out.bodyIndent = text.slice(i, j);
+            if (out.stopAtBody) break;
+          }
         }
       }
+      c = text.charCodeAt(i);
     }
     if (c === 10) {
       row++;
@@ -174,11 +218,24 @@ export function lintRanges(text: string, maxShare = MAX_KEPT_SHARE): Range[] | u
   // Everything before the first statement (shebang, comments) goes with it.
   starts[0] = 0;
   rows[0] = 0;
-  const segs: Segment[] = starts.map((start, i) => {
-    DEF_HEAD.lastIndex = start;
-    const d = DEF_HEAD.exec(text);
-    return { start, row: rows[i]!, defName: d?.[1], leading: false };
-  });
+  const segs: Segment[] = [];
+  for (let k = 0; k < starts.length; k++) {
+    const seg = segment(text, starts[k]!, starts[k]!, rows[k]!);
+    const own = segs.push(seg) - 1;
+    const segEnd = k + 1 < starts.length ? starts[k + 1]! : text.length;
+    if (!seg.isClass || segEnd - seg.start < CLASS_CUT_MIN) continue;
+    // A long class: its members become segments of their own (the first stays with the header).
+    const body: { bodyIndent?: string; stopAtBody?: boolean } = { stopAtBody: true };
+    statementStarts(text, seg.start, segEnd, seg.row, '', body);
+    if (!body.bodyIndent) continue;
+    const members = statementStarts(text, seg.start, segEnd, seg.row, body.bodyIndent);
+    for (let q = 1; q < members.starts.length; q++) {
+      const at = members.starts[q]!;
+      segs.push(segment(text, at - body.bodyIndent.length, at, members.rows[q]!, own));
+    }
+  }
+  starts.length = 0;
+  for (const s of segs) starts.push(s.start);
   const keep = new Uint8Array(segs.length);
   const end = (i: number): number => (i + 1 < segs.length ? segs[i + 1]!.start : text.length);
 
@@ -204,6 +261,12 @@ export function lintRanges(text: string, maxShare = MAX_KEPT_SHARE): Range[] | u
       if (alias) {
         names.add(alias);
         exitNames.add(alias);
+      }
+      const lineStart = text.lastIndexOf('\n', m.index) + 1;
+      const assigned = ASSIGN_ALIAS_BEFORE.exec(text.slice(Math.max(lineStart, m.index - 200), m.index))?.[1];
+      if (assigned) {
+        names.add(assigned);
+        exitNames.add(assigned);
       }
       if (text.charCodeAt(m.index - 1) === 46 /* . */ || /\s/.test(text[m.index - 1] ?? '')) {
         const root = ROOT_BEFORE.exec(text.slice(Math.max(segs[i]!.start, m.index - 200), m.index))?.[1];
@@ -233,6 +296,8 @@ export function lintRanges(text: string, maxShare = MAX_KEPT_SHARE): Range[] | u
     const def = segs[i]!.defName;
     if (def === undefined || names.has(def)) keep[i] = 1;
   });
+  // A kept member needs its class around it.
+  for (let i = 0; i < segs.length; i++) if (keep[i] && segs[i]!.header !== undefined) keep[segs[i]!.header!] = 1;
 
   const ranges: Range[] = [];
   let kept = 0;
@@ -268,16 +333,27 @@ function endOf(text: string): { row: number; column: number } {
   return { row, column: text.length - (text.lastIndexOf('\n') + 1) };
 }
 
-/** True when the partial tree is trustworthy: no error, and no top-level statement crosses a range. */
+/**
+ * True when the partial tree is trustworthy: no error, and no statement crosses a range (a top-level
+ * one, or a member of a class that was cut).
+ */
 export function partialTreeSound(tree: Tree, ranges: readonly Range[]): boolean {
   const root = tree.rootNode;
   if (root.hasError) return false;
   let r = 0;
-  for (let i = 0; i < root.childCount; i++) {
-    const c = root.child(i)!;
+  const within = (c: Node): boolean => {
     while (r < ranges.length && ranges[r]!.endIndex <= c.startIndex) r++;
     const range = ranges[r];
-    if (!range || c.startIndex < range.startIndex || c.endIndex > range.endIndex) return false;
+    return !!range && c.startIndex >= range.startIndex && c.endIndex <= range.endIndex;
+  };
+  for (let i = 0; i < root.childCount; i++) {
+    const c = root.child(i)!;
+    if (within(c)) continue;
+    const cls = c.type === 'decorated_definition' ? c.childForFieldName('definition') : c;
+    const body = cls?.type === 'class_definition' ? cls.childForFieldName('body') : null;
+    if (!body) return false;
+    r = 0;
+    for (let j = 0; j < body.childCount; j++) if (!within(body.child(j)!)) return false;
   }
   return true;
 }

@@ -12,7 +12,12 @@ type Origin = string | null;
 interface Binding {
   offset: number;
   origin: Origin;
+  /** `leave = sys.exit`: the right-hand side, resolved on first use (then `origin` holds it). */
+  value?: Node;
 }
+
+/** What an assignment alias may stand for; anything else assigned is "other". */
+const ALIASABLE = new Set(['sys.exit', 'builtins.exit', 'builtins.quit', 'builtins.SystemExit', 'os._exit']);
 
 interface ScopeInfo {
   node: Node;
@@ -37,6 +42,9 @@ const STAR_EXPORTS: Record<string, string[]> = {
 
 export class Resolver {
   private readonly scopes = new Map<number, ScopeInfo>();
+  /** Assignment aliases being resolved (`a = b; b = a` must not loop). */
+  private readonly resolving = new Set<Binding>();
+  private aliasIndex: Map<string, string[]> | undefined;
 
   constructor(private readonly root: Node) {}
 
@@ -85,21 +93,45 @@ export class Resolver {
 
   /** Every local name in the module scope bound to `origin` (e.g. the aliases of module `os`). */
   moduleAliases(origin: string): string[] {
-    const out: string[] = [];
-    for (const [name, list] of this.info(this.root).bindings) {
-      if (list.some((b) => b.origin === origin)) out.push(name);
+    // Indexed once per file: a fix asks for every finding, and a big module has thousands of names.
+    if (!this.aliasIndex) {
+      this.aliasIndex = new Map();
+      for (const [name, list] of this.info(this.root).bindings) {
+        for (const b of list) {
+          const o = this.originOf(b);
+          if (o === null) continue;
+          const names = this.aliasIndex.get(o);
+          if (!names) this.aliasIndex.set(o, [name]);
+          else if (!names.includes(name)) names.push(name);
+        }
+      }
     }
-    return out;
+    return this.aliasIndex.get(origin) ?? [];
   }
 
   private pick(info: ScopeInfo, name: string, at: Node): Origin {
     const list = info.bindings.get(name)!;
     let before: Binding | undefined;
     for (const b of list) if (b.offset < at.startIndex) before = b;
-    if (before) return before.origin;
+    if (before) return this.originOf(before);
     // Only later bindings (a module import below the function using it): trust them when they agree.
-    const first = list[0]!.origin;
-    return list.every((b) => b.origin === first) ? first : null;
+    const first = this.originOf(list[0]!);
+    return list.every((b) => this.originOf(b) === first) ? first : null;
+  }
+
+  /** A binding's origin; an assignment alias resolves its right-hand side where it stands, once. */
+  private originOf(b: Binding): Origin {
+    if (!b.value) return b.origin;
+    if (this.resolving.has(b)) return null;
+    this.resolving.add(b);
+    try {
+      const o = this.resolve(b.value);
+      b.origin = o !== null && ALIASABLE.has(o) ? o : null;
+    } finally {
+      this.resolving.delete(b);
+    }
+    b.value = undefined;
+    return b.origin;
   }
 
   private info(scope: Node): ScopeInfo {
@@ -112,10 +144,11 @@ export class Resolver {
   }
 }
 
-function bind(info: ScopeInfo, name: string, offset: number, origin: Origin): void {
+function bind(info: ScopeInfo, name: string, offset: number, origin: Origin, value?: Node): void {
+  const b: Binding = value ? { offset, origin, value } : { offset, origin };
   const list = info.bindings.get(name);
-  if (list) list.push({ offset, origin });
-  else info.bindings.set(name, [{ offset, origin }]);
+  if (list) list.push(b);
+  else info.bindings.set(name, [b]);
 }
 
 function bindTargets(info: ScopeInfo, target: Node | null): void {
@@ -218,7 +251,17 @@ function visit(n: Node, info: ScopeInfo): boolean {
       }
       return true;
     }
-    case 'assignment':
+    case 'assignment': {
+      const left = n.childForFieldName('left');
+      const right = n.childForFieldName('right');
+      // `leave = sys.exit`: an alias when the right-hand side resolves to an exit.
+      if (left?.type === 'identifier' && right && (right.type === 'identifier' || right.type === 'attribute')) {
+        bind(info, left.text, left.startIndex, null, right);
+        return false;
+      }
+      bindTargets(info, left);
+      return false;
+    }
     case 'augmented_assignment':
       bindTargets(info, n.childForFieldName('left'));
       return false;

@@ -1,5 +1,5 @@
 /**
- * Validation scheduling: immediately on open, debounced while typing (or only on save), one
+ * Validation scheduling: immediately on open and on a lone edit, debounced while typing (or only on save), one
  * validation per document at a time, newest version wins. Each run is timed and reported
  * (`dynamoSnapshot/validationReport`), with a log warning past the `timeBudget.onValidation` limits.
  */
@@ -29,6 +29,16 @@ export function debounceFor(lastMs: number | undefined): number {
   if (lastMs === undefined) return MAX_DEBOUNCE_MS;
   return lastMs < CHEAP_MS ? 0 : Math.min(MAX_DEBOUNCE_MS, Math.ceil(2 * lastMs));
 }
+
+/**
+ * The wait before validating a change: none for the first change after a pause at least as long as
+ * the debounce (a lone keystroke gets its diagnostics at once), the debounce while changes keep coming
+ * (a burst of typing in a big file is validated once, after it).
+ */
+export function delayFor(lastMs: number | undefined, sincePreviousChangeMs: number | undefined): number {
+  const debounce = debounceFor(lastMs);
+  return sincePreviousChangeMs === undefined || sincePreviousChangeMs >= debounce ? 0 : debounce;
+}
 /** Documents this large get a busy notification: their parse is long enough to show. */
 const BUSY_CHARS = 256 * 1024;
 
@@ -43,6 +53,8 @@ export class Validator {
   private readonly timers = new Map<string, { cancel(): void }>();
   /** The last validation's duration per document (ms), for the debounce. */
   private readonly lastMs = new Map<string, number>();
+  /** When each document last changed (performance.now()), for the debounce's leading edge. */
+  private readonly lastChange = new Map<string, number>();
 
   constructor(
     private readonly connection: Connection,
@@ -64,7 +76,13 @@ export class Validator {
   schedule(doc: TextDocument, reason: 'open' | 'change' | 'save' | 'config'): void {
     void this.settings.get(doc.uri).then((s) => {
       if (reason === 'change' && s.run === 'onSave') return;
-      const delay = reason === 'change' ? debounceFor(this.lastMs.get(doc.uri)) : 0;
+      let delay = 0;
+      if (reason === 'change') {
+        const now = performance.now();
+        const previous = this.lastChange.get(doc.uri);
+        this.lastChange.set(doc.uri, now);
+        delay = delayFor(this.lastMs.get(doc.uri), previous === undefined ? undefined : now - previous);
+      }
       this.timers.get(doc.uri)?.cancel();
       const go = (): void => void this.run(doc.uri);
       if (delay === 0) {
@@ -83,6 +101,7 @@ export class Validator {
     this.timers.get(uri)?.cancel();
     this.timers.delete(uri);
     this.lastMs.delete(uri);
+    this.lastChange.delete(uri);
     void this.connection.sendDiagnostics({ uri, diagnostics: [] });
   }
 

@@ -3,7 +3,9 @@
  * rank by the backend's prefix (ranks.ts), appended to that rank's file on local disk (the whole
  * log, however long) and to a bounded in-memory tail (memoryLinesPerRank), and announced to
  * listeners in one batch per pushed chunk. Memory stays flat: nothing but the tails, one partial
- * line per source file and the open file descriptors is kept.
+ * line per source file, 32 remembered prefixes, one scratch buffer (≤ the largest chunk) and the
+ * open file descriptors is kept. Chunks may be raw bytes (the agent's log frames): routing works on
+ * bytes and makes strings only for the lines kept in the tails, unless someone listens to onLines.
  *
  * Consumers: the views (#6: Ranks tree, rank log documents), the workflow (#5: lifecycle markers).
  */
@@ -100,22 +102,37 @@ interface Run {
   ends: number[];
   partLines: number[];
   lines: number;
+  bytes: number;
 }
 
 function addRun(runs: Map<string, Run>, rank: string, start: number, end: number, lines: number): void {
   const run = runs.get(rank);
-  if (!run) runs.set(rank, { starts: [start], ends: [end], partLines: [lines], lines });
+  if (!run) runs.set(rank, { starts: [start], ends: [end], partLines: [lines], lines, bytes: end - start });
   else {
     run.starts.push(start);
     run.ends.push(end);
     run.partLines.push(lines);
     run.lines += lines;
+    run.bytes += end - start;
   }
 }
 
 /** write(2) may write less than asked (a full disk, a signal): loop until all of [start, end) is out. */
 function writeAll(fd: number, buf: Buffer, start: number, end: number): void {
   for (let p = start; p < end; ) p += fs.writeSync(fd, buf, p, end - p);
+}
+
+interface Memo {
+  prefix: Buffer;
+  rank: string;
+}
+
+/** How many recent prefixes are remembered (one engine.log with many DP ranks interleaved, plus pids changing). */
+const MEMOS = 32;
+
+function findMemo(memos: Memo[], body: Buffer, pos: number, nl: number): Memo | undefined {
+  for (const m of memos) if (nl - pos > m.prefix.length && startsWith(body, pos, m.prefix)) return m;
+  return undefined;
 }
 
 function startsWith(buf: Buffer, pos: number, prefix: Buffer): boolean {
@@ -146,6 +163,13 @@ function lastLines(body: Buffer, run: Run, n: number): string[] {
     const start = run.starts[i]!;
     const end = run.ends[i]!;
     const count = run.partLines[i]!;
+    if (count === 1) {
+      // Interleaved ranks: a part per line; decode just the line (no split, no ASCII probe).
+      const stop = end - 1 > start && body[end - 2] === 0x0d ? end - 2 : end - 1;
+      chunks.push([body.toString('utf8', start, stop)]);
+      need--;
+      continue;
+    }
     if (count <= need) {
       chunks.push(splitText(decode(body, start, end)));
       need -= count;
@@ -169,8 +193,13 @@ class Router implements LogRouter {
   private readonly fds = new Map<string, number>();
   private readonly counts = new Map<string, number>();
   private readonly partial = new Map<string, Buffer>();
-  /** The last classified prefix (bytes) and its rank: most lines repeat the previous line's prefix. */
-  private memo: { prefix: Buffer; rank: string } | undefined;
+  /**
+   * Recently classified prefixes (bytes) and their ranks, most recent first: a line almost always
+   * starts like the previous line, or (one engine.log, ranks interleaved) like a recent one.
+   */
+  private readonly memos: Memo[] = [];
+  /** Reused for gather(); as large as the largest chunk routed (a frame: ≤ 8 MiB). */
+  private scratch: Buffer | undefined;
   private readonly lineListeners = new Set<(b: RankBatch[]) => void>();
   private readonly rankListeners = new Set<(r: string) => void>();
   private mergedFd: number | undefined;
@@ -267,7 +296,8 @@ class Router implements LogRouter {
    */
   private route(file: string, body: Buffer): void {
     const runs = new Map<string, Run>();
-    let memo = this.memo;
+    const memos = this.memos;
+    let memo: Memo | undefined = memos[0];
     let rank = '';
     let runStart = 0;
     let runLines = 0;
@@ -275,13 +305,18 @@ class Router implements LogRouter {
     for (let pos = 0; pos < body.length; ) {
       const nl = body.indexOf(10, pos);
       let r: string;
-      if (memo && nl - pos > memo.prefix.length && startsWith(body, pos, memo.prefix)) {
+      if (!(memo && nl - pos > memo.prefix.length && startsWith(body, pos, memo.prefix))) memo = findMemo(memos, body, pos, nl);
+      if (memo) {
         r = memo.rank;
       } else {
         const c = this.classifyAt(body, pos, nl);
         r = c.rank;
-        // Prefix plus the byte after it (TRT-LLM "N: [" needs that byte): equal bytes, equal rank.
-        memo = c.prefixBytes > 0 ? { prefix: Buffer.from(body.subarray(pos, pos + c.prefixBytes + 1)), rank: r } : undefined;
+        if (c.prefixBytes > 0) {
+          // Prefix plus the byte after it (TRT-LLM "N: [" needs that byte): equal bytes, equal rank.
+          memo = { prefix: Buffer.from(body.subarray(pos, pos + c.prefixBytes + 1)), rank: r };
+          memos.unshift(memo);
+          if (memos.length > MEMOS) memos.pop();
+        }
       }
       if (r !== rank) {
         if (runLines > 0) addRun(runs, rank, runStart, pos, runLines);
@@ -294,7 +329,6 @@ class Router implements LogRouter {
       pos = nl + 1;
     }
     if (runLines > 0) addRun(runs, rank, runStart, body.length, runLines);
-    this.memo = memo;
     const listening = this.lineListeners.size > 0;
     const at = listening ? Date.now() : 0;
     const batches: RankBatch[] = [];
@@ -303,7 +337,7 @@ class Router implements LogRouter {
       // Synchronous appends keep memory flat: nothing queues behind a slow disk. One write per rank.
       const fd = this.fds.get(r)!;
       if (run.starts.length === 1) writeAll(fd, body, run.starts[0]!, run.ends[0]!);
-      else fs.writevSync(fd, run.starts.map((st, i) => body.subarray(st, run.ends[i]!)));
+      else writeAll(fd, this.gather(body, run), 0, run.bytes);
       this.counts.set(r, (this.counts.get(r) ?? 0) + run.lines);
       if (listening) {
         const ls: RoutedLine[] = [];
@@ -322,6 +356,14 @@ class Router implements LogRouter {
     this.totalLines += lines;
     this.totalBytes += body.length;
     if (listening) this.notify(batches);
+  }
+
+  /** A rank's lines from an interleaved chunk, copied into one reused buffer (one write, no per-line objects). */
+  private gather(body: Buffer, run: Run): Buffer {
+    if (!this.scratch || this.scratch.length < run.bytes) this.scratch = Buffer.allocUnsafe(Math.max(run.bytes, 64 * 1024));
+    let off = 0;
+    for (let i = 0; i < run.starts.length; i++) off += body.copy(this.scratch, off, run.starts[i]!, run.ends[i]!);
+    return this.scratch;
   }
 
   /** Rank of the line at body[pos..nl) and the byte length of its per-rank prefix (0: none). */
