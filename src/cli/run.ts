@@ -173,7 +173,7 @@ export async function runMain(argv: string[]): Promise<number> {
   if (args.records) {
     router = createLogRouter({ dir: path.join(path.resolve(args.records), `logs-${t0}`), backend: profile.backend, merged: true });
     const r = router;
-    session.listen({ onAgentEvent: (e) => e.type === 'log' && r.push(e.file, e.data) });
+    session.listen({ onAgentEvent: (e) => e.type === 'log' && r.push(e.file, e.bytes ?? e.data) });
   }
   try {
     const result = await runWorkflow(session, {

@@ -262,7 +262,7 @@ export class WorkflowController implements WorkflowService, vscode.Disposable {
       merged: true,
     });
     const unlisten = w.session.listen({
-      onAgentEvent: (e) => e.type === 'log' && router.push(e.file, e.data),
+      onAgentEvent: (e) => e.type === 'log' && router.push(e.file, e.bytes ?? e.data),
       onProblem: (p) => this.ctx.log.warn(`${profile.name}: worker output skipped (${p.kind}): ${p.detail}`),
     });
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
