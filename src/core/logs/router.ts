@@ -189,7 +189,7 @@ class Router implements LogRouter {
   private readonly backend: Backend;
   private readonly tailSize: number;
   private readonly maxLine: number;
-  private readonly tails = new Map<string, Ring>();
+  private readonly tails = new Map<string, Ring<string>>();
   private readonly fds = new Map<string, number>();
   private readonly counts = new Map<string, number>();
   private readonly partial = new Map<string, Buffer>();
@@ -231,7 +231,7 @@ class Router implements LogRouter {
   }
 
   tail(rank: string, n?: number): string[] {
-    return this.tails.get(rank)?.last(n) ?? [];
+    return this.tails.get(rank)?.tail(n ?? Number.MAX_SAFE_INTEGER) ?? [];
   }
 
   filePath(rank: string): string | undefined {
@@ -409,10 +409,10 @@ class Router implements LogRouter {
     }
   }
 
-  private ensureRank(rank: string): Ring {
+  private ensureRank(rank: string): Ring<string> {
     let ring = this.tails.get(rank);
     if (ring) return ring;
-    ring = new Ring(this.tailSize);
+    ring = new Ring<string>(this.tailSize);
     this.tails.set(rank, ring);
     this.fds.set(rank, fs.openSync(path.join(this.dir, fileNameFor(rank)), 'a'));
     for (const l of this.rankListeners) {

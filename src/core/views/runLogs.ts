@@ -7,7 +7,7 @@
  * the tail unseen, and not copying them halves the garbage the extension host has to collect.
  */
 import { compareRanks } from './ranks';
-import { Ring } from './ring';
+import { Ring } from '../logs/ring';
 
 export interface LogLine {
   rank: string;

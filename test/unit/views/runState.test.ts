@@ -3,7 +3,7 @@ import test from 'node:test';
 import { documentLineOf, formatMergedLog, formatRankLog, parseMergedLine } from '../../../src/core/views/format';
 import { RunLogs } from '../../../src/core/views/runLogs';
 import { MAX_ISSUES_PER_RANK, RunState } from '../../../src/core/views/runState';
-import { Ring } from '../../../src/core/views/ring';
+import { Ring } from '../../../src/core/logs/ring';
 import type { RunEvent } from '../../../src/core/workflow/types';
 
 const start = (runId = 'r1'): RunEvent => ({ type: 'run-started', runId, worker: 'local-demo', at: 1000, steps: ['connect', 'start', 'warmup'] });
