@@ -7,33 +7,15 @@ import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import type { WorkbenchApi } from '../../src/extension';
-
-const EXTENSION_ID = 'dynamo-snapshot-workbench.dynamo-snapshot-workbench';
+import { api, EXTENSION_ID, waitFor } from './support';
 
 interface Manifest {
   contributes: { commands: { command: string }[]; views: Record<string, { id: string }[]> };
 }
 
-async function api(): Promise<WorkbenchApi> {
-  const ext = vscode.extensions.getExtension<WorkbenchApi>(EXTENSION_ID);
-  assert.ok(ext, `extension ${EXTENSION_ID} is installed in the host`);
-  return ext.isActive ? ext.exports : await ext.activate();
-}
-
 function manifest(): Manifest {
   const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
   return JSON.parse(fs.readFileSync(path.join(ext.extensionPath, 'package.json'), 'utf8')) as Manifest;
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 suite('Foundation: the extension in VS Code', () => {

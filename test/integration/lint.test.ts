@@ -7,23 +7,12 @@
 import * as assert from 'assert';
 import * as path from 'path';
 import * as vscode from 'vscode';
-
-const EXTENSION_ID = 'dynamo-snapshot-workbench.dynamo-snapshot-workbench';
+import { EXTENSION_ID, waitFor } from './support';
 
 function fixture(name: string): vscode.Uri {
   const folder = vscode.workspace.workspaceFolders?.[0];
   assert.ok(folder, 'the test workspace is open');
   return vscode.Uri.file(path.join(folder.uri.fsPath, 'lint', name));
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 function ours(uri: vscode.Uri): vscode.Diagnostic[] {

@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import { stripAnsi } from '../../src/core/views/ansi';
 import { parseMergedLine } from '../../src/core/views/format';
 import type { RunEvent } from '../../src/core/workflow/types';
-import { docFor, viewsService, waitFor } from './viewsSupport';
+import { docFor, viewsService, waitFor } from './support';
 
 suite('Views: a local-demo run seen live', () => {
   const events: RunEvent[] = [];

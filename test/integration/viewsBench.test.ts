@@ -10,7 +10,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import { repoRoot } from '../support/paths';
-import { viewsService } from './viewsSupport';
+import { viewsService } from './support';
 
 /** Loads a fresh copy of a bundle placed inside this extension (so `require('vscode')` resolves) and times it. */
 function timeLoad(src: string, name: string): number {

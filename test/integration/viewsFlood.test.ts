@@ -16,7 +16,7 @@ import * as vscode from 'vscode';
 import { stripAnsi } from '../../src/core/views/ansi';
 import type { RunEvent } from '../../src/core/workflow/types';
 import { repoRoot } from '../support/paths';
-import { viewsService, waitFor } from './viewsSupport';
+import { viewsService, waitFor } from './support';
 
 const RANKS = Number(process.env.DSW_FLOOD_RANKS ?? 8);
 const LINES_PER_RANK = Number(process.env.DSW_FLOOD_LINES ?? 200_000);

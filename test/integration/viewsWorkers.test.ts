@@ -5,7 +5,7 @@
  */
 import * as assert from 'assert';
 import * as vscode from 'vscode';
-import { viewsService, waitFor } from './viewsSupport';
+import { viewsService, waitFor } from './support';
 
 suite('Views: workers', () => {
   const cfg = () => vscode.workspace.getConfiguration('dynamoSnapshot');
