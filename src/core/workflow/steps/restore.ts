@@ -41,7 +41,15 @@ export async function restoreStep(rc: RunContext): Promise<void> {
   rc.metrics.phaseTimingsMs = { ...rc.metrics.phaseTimingsMs, ...Object.fromEntries(Object.entries(result.timingsMs).map(([k, v]) => [`restore.${k}`, v])) };
   // The source's log stream ended with its exit; the restored process writes to the same files.
   if (session.followEnded) session.startFollowing();
-  book.finish('restore', 'passed', `${result.mode} restore done in ${formatSeconds(took / 1000)}`, evidence);
+  book.finish('restore', 'passed', `${result.mode} restore done in ${formatSeconds(took / 1000)}${restoreKind(result.mode, result.timingsMs)}`, evidence);
+}
+
+/** Protocol mode checkpoints nothing: say which process's restore path was exercised, so a reader does not take it for a CRIU restore time. */
+function restoreKind(mode: string, timingsMs: Record<string, number>): string {
+  if (mode !== 'protocol') return '';
+  return 'start_restore_target' in timingsMs
+    ? ' (no checkpoint: a fresh instance was started and released through restore-complete)'
+    : ' (no checkpoint: the live source was released through restore-complete)';
 }
 
 /** The resume hit that counts: the unprefixed main process, or the last of every expected rank. */
