@@ -5,33 +5,19 @@
  * the private CRIU are here — a criu-mode run over a real sshd whose restored engine answers.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { RunRecordSchema, type RunRecord } from '../../../src/core/workflow/records';
 import { repoRoot } from '../../support/paths';
+import { runCli } from '../support/cli';
 import { findCriu } from '../support/criu';
 import { skipOrFail, sshdUnavailable, startSshd } from '../support/sshd';
 
-const CLI = path.join(repoRoot, 'dist', 'cli.js');
 const STANDIN = path.join(repoRoot, 'media', 'engine', 'standin_engine.py');
 
-function cli(args: string[], cwd: string, timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const cli = (args: string[], cwd: string, timeoutMs = 120_000) => runCli(args, cwd, timeoutMs);
 
 function workspace(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'dsw-cli-ws-'));

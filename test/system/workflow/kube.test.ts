@@ -7,20 +7,18 @@
  * operator, agent, CRDs' real schemas, RBAC): docs/workflow.md.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { execa } from 'execa';
 import { RunRecordSchema, type RunRecord } from '../../../src/core/workflow/records';
-import { repoRoot } from '../../support/paths';
+import { runCli } from '../support/cli';
 import { startFakeOpenAi } from '../../unit/workflow/support/fakeOpenAi';
 import { KubeScenario, type ScenarioOptions } from '../../unit/workflow/support/kubeScenario';
 import { startFakeKubeApi } from '../support/fakeKubeApi';
 import { skipOrFail } from '../support/sshd';
 
-const CLI = path.join(repoRoot, 'dist', 'cli.js');
 let why: string | undefined;
 let openai: Awaited<ReturnType<typeof startFakeOpenAi>> | undefined;
 
@@ -31,20 +29,7 @@ before(async () => {
 });
 after(async () => openai?.close());
 
-function cli(args: string[], cwd: string, timeoutMs = 90_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const cli = (args: string[], cwd: string, timeoutMs = 90_000) => runCli(args, cwd, timeoutMs);
 
 /** Serves `scenario` through the fake API and runs the CLI on a kubernetes observe-mode profile. */
 async function runAgainstFakeCluster(o: ScenarioOptions, steps?: string) {

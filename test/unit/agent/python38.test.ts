@@ -1,6 +1,8 @@
 /** The agent and the stand-in promise Python 3.8+: run both on a 3.8 interpreter when one is installed. */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import test, { after } from 'node:test';
 import { WorkerProfile } from '../../../src/core/settings/workerProfile';
 import { createConnection } from '../../../src/transport';
@@ -8,7 +10,16 @@ import { STANDIN, collect, scratch, stopAllStarted, testEnv, track } from '../tr
 
 after(stopAllStarted);
 
-const PY38 = process.env.DSW_PYTHON38 ?? ['/root/.pyenv/versions/3.8.18/bin/python3', '/usr/bin/python3.8'].find((p) => fs.existsSync(p));
+/** DSW_PYTHON38, else a pyenv-installed 3.8, else python3.8 on PATH. */
+function findPython38(): string | undefined {
+  if (process.env.DSW_PYTHON38) return process.env.DSW_PYTHON38;
+  const pyenv = path.join(process.env.PYENV_ROOT ?? path.join(os.homedir(), '.pyenv'), 'versions');
+  const fromPyenv = fs.existsSync(pyenv) ? fs.readdirSync(pyenv).filter((v) => v.startsWith('3.8.')).sort().map((v) => path.join(pyenv, v, 'bin', 'python3')) : [];
+  const onPath = (process.env.PATH ?? '').split(path.delimiter).map((d) => path.join(d, 'python3.8'));
+  return [...fromPyenv, ...onPath].find((p) => fs.existsSync(p));
+}
+
+const PY38 = findPython38();
 
 test('agent and stand-in work on Python 3.8', async (t) => {
   if (!PY38) return t.skip('no Python 3.8 here (set DSW_PYTHON38)');
