@@ -1046,7 +1046,10 @@ def restore_criu(run, cfg, timings):
     img = os.path.join(run.dir, "images", "checkpoint")
     if not os.path.exists(os.path.join(img, "inventory.img")):
         raise AgentError("no checkpoint image in %s: capture in criu mode first" % img, "no-image")
-    src_name, src = [(n, r) for n, r in run.records() if r.get("role") == "source"][-1]
+    sources = [(n, r) for n, r in run.records() if r.get("role") == "source"]
+    if not sources:
+        raise AgentError("no source process is recorded in %s: start and capture a source first" % run.dir, "no-source")
+    src_name, src = sources[-1]
     with Step(timings, "wait_source_gone", src["pid"]):
         # CRIU needs the original PIDs free; a restore right after kill fails with "File exists".
         deadline = time.monotonic() + float(cfg.get("exitTimeoutS", 60))

@@ -315,12 +315,13 @@ def serve(args, fmt, ranks):
             try:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
                 prompt = body["prompt"]
-                if isinstance(prompt, list):
+                if isinstance(prompt, list) and prompt:
                     prompt = prompt[0]
                 max_tokens = int(body.get("max_tokens", 16))
                 if not isinstance(prompt, str) or not 0 < max_tokens <= 4096:
                     raise ValueError("prompt must be a string and max_tokens 1..4096")
-            except (ValueError, KeyError, TypeError) as e:
+            # OverflowError: max_tokens 1e999 (JSON Infinity); a bad request is a 400, never a dropped connection.
+            except (ValueError, KeyError, TypeError, OverflowError) as e:
                 return self.reply(400, {"error": {"message": str(e)}})
             with lock:
                 counter["n"] += 1

@@ -25,7 +25,8 @@ export function kubeSourceFor(profile: WorkerProfile, env: ConnectionEnvironment
       const args = [...tr.baseArgs(), 'logs', pod, '--tail=500'];
       if (container) args.push('-c', container);
       const r = await runArgv(env.kubectlPath, args, { timeoutMs: (connectSeconds + 5) * 1000 });
-      if (r.code !== 0) throw new Error(`kubectl logs ${pod}: ${r.stderr.trim().split('\n').at(-1) ?? `exit ${r.code}`}`);
+      // split() always yields a string, so an empty stderr needs `||` to fall back on the exit status.
+      if (r.code !== 0) throw new Error(`kubectl logs ${pod}: ${r.stderr.trim().split('\n').at(-1) || `exit ${r.code}`}`);
       return r.stdout;
     },
   };

@@ -160,9 +160,10 @@ export async function runMain(argv: string[]): Promise<number> {
   session.kube = kubeSourceFor(profile, env);
   const ctl = new AbortController();
   let interrupts = 0;
-  const onSigint = (): void => {
+  const onSigint = (sig: NodeJS.Signals): void => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
+    // Quitting at once on the second signal: the shell's 128 + signal number (130 SIGINT, 143 SIGTERM).
+    if (interrupts > 1) process.exit(sig === 'SIGTERM' ? 143 : 130);
     process.stderr.write('dsw run: cancelling (stopping what the run started; Ctrl-C again to quit at once)\n');
     ctl.abort();
   };

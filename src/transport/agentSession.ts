@@ -33,10 +33,21 @@ export function startAgent(
   const proc: RemoteProcess = transport.spawn(inv.argv);
   proc.stdin.write(inv.stdin);
   let stderrTail = '';
+  // A line may arrive in several chunks: report whole lines only, the unfinished rest when stderr ends.
+  let stderrPartial = '';
+  const reportStderr = (line: string) => {
+    if (line.trim()) onProblem({ kind: 'stderr', detail: line.slice(0, 2000) });
+  };
   proc.stderr.setEncoding('utf8');
   proc.stderr.on('data', (s: string) => {
     stderrTail = (stderrTail + s).slice(-STDERR_KEEP);
-    for (const line of s.split('\n')) if (line.trim()) onProblem({ kind: 'stderr', detail: line.slice(0, 2000) });
+    const lines = (stderrPartial + s).split('\n');
+    stderrPartial = lines.pop()!.slice(-STDERR_KEEP);
+    for (const line of lines) reportStderr(line);
+  });
+  proc.stderr.on('end', () => {
+    reportStderr(stderrPartial);
+    stderrPartial = '';
   });
   let closed = false;
   const close = () => {

@@ -39,6 +39,7 @@ const RUN_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 export class AgentConnection implements WorkerConnection {
   private script: Buffer | undefined;
   private connected = false;
+  private connecting: Promise<void> | undefined;
 
   constructor(
     readonly profile: WorkerProfile,
@@ -140,6 +141,8 @@ export class AgentConnection implements WorkerConnection {
   }
 
   async dispose(): Promise<void> {
+    // The shared connection (ssh ControlMaster) is closed: a later command must set it up again.
+    this.connected = false;
     await this.transport.dispose();
   }
 
@@ -150,7 +153,10 @@ export class AgentConnection implements WorkerConnection {
 
   private async session(sub: string, cfg: unknown, onProblem?: (p: ProtocolProblem) => void, signal?: AbortSignal): Promise<AgentSession> {
     if (!this.connected) {
-      await this.transport.connect(signal);
+      // One connect at a time: two agent runs asked for together (Connect while a run starts) must not
+      // both start an ssh ControlMaster — the second would stay behind as an orphan ssh -f -N.
+      this.connecting ??= this.transport.connect(signal).finally(() => (this.connecting = undefined));
+      await this.connecting;
       this.connected = true;
     }
     this.script ??= readAgentScript(this.env.extensionRoot);

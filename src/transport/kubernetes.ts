@@ -84,8 +84,8 @@ export class KubernetesTransport implements WorkerTransport {
     })();
     const running = pods.flatMap((p) => (p.success && p.data.status?.phase === 'Running' ? [p.data] : []));
     if (running.length === 0) {
-      const what = this.spec.pod ? `pod ${this.spec.pod}` : `no pod matching ${this.spec.selector}`;
-      throw new TransportError(`${what} is not running`, 'Check the profile\'s namespace, pod/selector and context with "kubectl get pods"');
+      const what = this.spec.pod ? `pod ${this.spec.pod} is not running` : `no running pod matches ${this.spec.selector}`;
+      throw new TransportError(what, 'Check the profile\'s namespace, pod/selector and context with "kubectl get pods"');
     }
     running.sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
     const pod = running[0]!;

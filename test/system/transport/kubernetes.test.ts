@@ -56,7 +56,7 @@ test('pod by label selector, container checked, argv verbatim through kubectl ex
 
 test('a pod that is not running, and a missing container, are clear errors', async (t) => {
   if (why) return skipOrFail(t, why);
-  await assert.rejects(new KubernetesTransport({ kind: 'kubernetes', namespace: 'llm', selector: 'role=pending' }, env()).connect(), /no pod matching role=pending is not running/);
+  await assert.rejects(new KubernetesTransport({ kind: 'kubernetes', namespace: 'llm', selector: 'role=pending' }, env()).connect(), /no running pod matches role=pending\. Check the profile's namespace/);
   await assert.rejects(new KubernetesTransport({ kind: 'kubernetes', namespace: 'llm', pod: 'worker-0', container: 'nope' }, env()).connect(), /has no container nope.*main, sidecar/);
   await assert.rejects(new KubernetesTransport({ kind: 'kubernetes', namespace: 'llm', pod: 'ghost' }, env()).connect(), (e: unknown) => e instanceof TransportError && /pod llm\/ghost was not found/.test(e.message));
 });

@@ -5,13 +5,14 @@
  * the private CRIU are here — a criu-mode run over a real sshd whose restored engine answers.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
 import { RunRecordSchema, type RunRecord } from '../../../src/core/workflow/records';
 import { repoRoot } from '../../support/paths';
-import { runCli } from '../support/cli';
+import { CLI, runCli } from '../support/cli';
 import { findCriu } from '../support/criu';
 import { skipOrFail, sshdUnavailable, startSshd } from '../support/sshd';
 
@@ -131,4 +132,61 @@ test('criu mode over a real sshd: every step passes and the restored stand-in an
   } finally {
     await sshd.stop();
   }
+});
+
+test('a signal cancels the run: the source is stopped, the report still prints, exit 1; a second signal quits at once with 128 + its number', { timeout: 120_000 }, async () => {
+  const ws = workspace();
+  const runOnce = (second: boolean) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [CLI, 'run', '--worker', 'local-demo', '--format', 'json'], { cwd: ws, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      let sent = 0;
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        // First signal once the source runs (warm-up under way); the second once the first was taken.
+        if (sent === 0 && /Warm-up/.test(stderr)) {
+          sent = 1;
+          child.kill('SIGTERM');
+        } else if (second && sent === 1 && /dsw run: cancelling/.test(stderr)) {
+          sent = 2;
+          child.kill('SIGTERM');
+        }
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+
+  const r = await runOnce(false);
+  assert.equal(r.code, 1, r.stderr.slice(-3000));
+  const rec = parse(r.stdout);
+  assert.ok(rec.steps.some((s) => s.state === 'cancelled'), JSON.stringify(rec.steps.map((s) => [s.name, s.state])));
+  // What the run started is gone: every recorded process of the run dir has ended.
+  const procs = path.join(rec.logs.runDir!, 'procs');
+  const pids = fs.readdirSync(procs).filter((f) => /^[a-z]+-\d+\.json$/.test(f)).map((f) => (JSON.parse(fs.readFileSync(path.join(procs, f), 'utf8')) as { pid: number }).pid);
+  assert.ok(pids.length > 0);
+  for (const pid of pids) {
+    const stat = fs.existsSync(`/proc/${pid}/stat`) ? fs.readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
+    assert.ok(stat === '' || / Z /.test(stat), `pid ${pid} still runs after the cancelled run`);
+  }
+
+  const twice = await runOnce(true);
+  // Quitting at once leaves the detached source running (that is what the second signal asks for): stop it here.
+  const runId = /run (\S+) on local-demo/.exec(twice.stderr)?.[1];
+  const left = runId ? path.join(os.tmpdir(), `dsw-${os.userInfo().uid}`, 'runs', runId, 'procs') : '';
+  for (const f of left && fs.existsSync(left) ? fs.readdirSync(left).filter((x) => /^[a-z]+-\d+\.json$/.test(x)) : []) {
+    const { pgid } = JSON.parse(fs.readFileSync(path.join(left, f), 'utf8')) as { pgid?: number };
+    if (pgid) {
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+  assert.equal(twice.code, 143, twice.stderr.slice(-3000));
 });

@@ -10,7 +10,7 @@ import test, { after } from 'node:test';
 import type { AgentEvent } from '../../../src/core/protocol/agentEvents';
 import { WorkerProfile } from '../../../src/core/settings/workerProfile';
 import type { ProtocolProblem } from '../../../src/core/worker/types';
-import { AgentCommandError, createConnection } from '../../../src/transport';
+import { AgentCommandError, AgentConnection, createConnection } from '../../../src/transport';
 import { agentInvocation } from '../../../src/transport/agentLoader';
 import { startAgent } from '../../../src/transport/agentSession';
 import { LocalTransport } from '../../../src/transport/local';
@@ -43,6 +43,51 @@ test('garbage, oversized, unknown and wrong-version lines are reported and skipp
   assert.deepEqual(events.map((e) => e.type), ['warning', 'done']);
   assert.equal(events[0]!.type === 'warning' && events[0]!.message, 'still here é');
   assert.deepEqual(problems.map((p) => p.kind).sort(), ['invalid', 'not-json', 'not-json', 'oversized', 'stderr', 'unknown-type', 'version']);
+});
+
+test('a stderr line that arrives in pieces is reported once, whole; an unfinished last line too', async () => {
+  const script = Buffer.from(
+    [
+      'import sys, time',
+      'e = sys.stderr',
+      'e.write("Traceback part one, "); e.flush(); time.sleep(0.3)',
+      'e.write("part two\\nsecond line\\n"); e.flush(); time.sleep(0.3)',
+      'e.write("last words without a newline"); e.flush()',
+      'sys.stdout.write(\'{"v": 1, "t": 1, "type": "done", "ok": true}\\n\')',
+    ].join('\n'),
+  );
+  const problems: ProtocolProblem[] = [];
+  const s = startAgent(new LocalTransport(), 'python3', script, 'hello', {}, (p) => problems.push(p));
+  for await (const _e of s.events()) void _e;
+  await s.exited;
+  assert.deepEqual(
+    problems.map((p) => [p.kind, p.detail]),
+    [
+      ['stderr', 'Traceback part one, part two'],
+      ['stderr', 'second line'],
+      ['stderr', 'last words without a newline'],
+    ],
+  );
+});
+
+test('commands asked for together connect the transport once (no second ssh ControlMaster)', async () => {
+  let connects = 0;
+  class CountingTransport extends LocalTransport {
+    override async connect(): Promise<void> {
+      connects++;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const profile = WorkerProfile.parse({ name: 'twice', command: ['true'] });
+  const conn = new AgentConnection(profile, testEnv(scratch('twice')), new CountingTransport());
+  const [a, b] = await Promise.all([conn.hello(signal()), conn.hello(signal())]);
+  assert.equal(a.type, 'hello');
+  assert.equal(b.type, 'hello');
+  assert.equal(connects, 1);
+  await conn.dispose();
+  // dispose closed the shared connection: the next command sets it up again.
+  await conn.hello(signal());
+  assert.equal(connects, 2);
 });
 
 test('an agent script cut short on stdin makes the loader fail loudly instead of hanging', async () => {

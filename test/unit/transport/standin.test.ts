@@ -67,3 +67,30 @@ test('--exit-mode systemexit dies by SIGSEGV in the simulated teardown', async (
   assert.ok(out.includes('Shutting down engine cores'));
   assert.ok(!out.includes('exiting without destroying the engine'));
 });
+
+test('a malformed completion request gets a 400 with the reason, and the engine keeps serving', async () => {
+  const dir = scratch('standin-bad');
+  const ep = path.join(dir, 'endpoint.json');
+  const env: Record<string, string | undefined> = { ...process.env, DSW_ENDPOINT_FILE: ep };
+  delete env.DYN_SNAPSHOT_CONTROL_DIR;
+  delete env.SNAPSHOT_CONTROL_DIR;
+  const p = execa('python3', [STANDIN(), '--dp', '1', '--load-seconds', '0', '--warmup-seconds', '0', '--port', '0'], { env, extendEnv: false, reject: false });
+  try {
+    await waitUntil(() => fs.existsSync(ep), 20_000, 'endpoint.json');
+    const { url } = JSON.parse(fs.readFileSync(ep, 'utf8')) as { url: string };
+    const post = (body: string) => fetch(`${url}/v1/completions`, { method: 'POST', body });
+    // An empty prompt list and a max_tokens too large for an int used to drop the connection with a traceback.
+    for (const body of ['{"prompt": []}', '{"prompt": "x", "max_tokens": 1e999}']) {
+      const res = await post(body);
+      assert.equal(res.status, 400, body);
+      const err = (await res.json()) as { error: { message: string } };
+      assert.ok(err.error.message.length > 0, body);
+    }
+    const ok = await post(JSON.stringify({ prompt: 'still there', max_tokens: 2 }));
+    assert.equal(ok.status, 200);
+    assert.equal(((await ok.json()) as { choices: unknown[] }).choices.length, 1);
+  } finally {
+    p.kill('SIGKILL');
+    await p;
+  }
+});
