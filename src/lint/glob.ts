@@ -10,9 +10,31 @@ function escape(c: string): string {
   return /[\\^$.*+?()[\]{}|/]/.test(c) ? '\\' + c : c;
 }
 
+/** Why `glob` cannot be used (an unclosed `{`, a class such as `[z-a]`), or undefined when it can. */
+export function globProblem(glob: string): string | undefined {
+  try {
+    compile(glob);
+    return undefined;
+  } catch (e) {
+    return `"${glob}" is not a valid glob (${e instanceof Error ? e.message.replace(/^Invalid regular expression: /, '') : String(e)})`;
+  }
+}
+
+/** The pattern as a RegExp; a pattern that does not compile matches nothing rather than throwing. */
 export function globToRegExp(glob: string): RegExp {
   const hit = cache.get(glob);
   if (hit) return hit;
+  let out: RegExp;
+  try {
+    out = compile(glob);
+  } catch {
+    out = /(?!)/;
+  }
+  cache.set(glob, out);
+  return out;
+}
+
+function compile(glob: string): RegExp {
   let re = '';
   let inGroup = 0;
   for (let i = 0; i < glob.length; i++) {
@@ -46,9 +68,8 @@ export function globToRegExp(glob: string): RegExp {
       }
     } else re += escape(c);
   }
-  const out = new RegExp(`^${re}$`);
-  cache.set(glob, out);
-  return out;
+  if (inGroup > 0) throw new Error('unclosed {');
+  return new RegExp(`^${re}$`);
 }
 
 export function normalizePath(p: string): string {

@@ -3,6 +3,7 @@
  * language server (which receives them through `workspace/configuration`) and the CLI (`--config`).
  */
 import { z } from 'zod';
+import { globProblem } from '../lint/glob';
 
 export const RuleSeverity = z.enum(['error', 'warning', 'information', 'hint', 'off']);
 export type RuleSeverity = z.output<typeof RuleSeverity>;
@@ -11,7 +12,17 @@ export const DEFAULT_INCLUDE = ['**/snapshot.py', '**/snapshot/**/*.py'];
 
 export const LintSettings = z.strictObject({
   enable: z.boolean().default(true),
-  include: z.array(z.string().min(1)).default(DEFAULT_INCLUDE),
+  include: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .superRefine((g, ctx) => {
+          const problem = globProblem(g);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+    )
+    .default(DEFAULT_INCLUDE),
   run: z.enum(['onType', 'onSave']).default('onType'),
   severity: z.record(z.string().regex(/^SNAP\d{3}$/, 'keys must be rule codes such as SNAP001'), RuleSeverity).default({}),
   codeAction: z

@@ -1,7 +1,5 @@
-/** Display names and order of the rank lifecycle phases (shared by the trees and the timeline). */
+/** Display names of the rank lifecycle phases (shared by the trees and the timeline). */
 import type { RankPhase } from '../workflow/types';
-
-export const PHASE_ORDER: readonly RankPhase[] = ['load', 'warmup', 'pause', 'ready', 'capture', 'exit', 'restore', 'resume', 'serve'];
 
 export const PHASE_TITLES: Record<RankPhase, string> = {
   load: 'load',

@@ -5,44 +5,9 @@
  * a wrong profile is named exactly as the extension names it.
  */
 import fs from 'node:fs';
+import { parseJsonc } from '../../shared/jsonc';
 import { readSettings, SECTION, type SettingProblem, type Settings } from '../settings/settings';
 
-/** Removes // and /* comments and trailing commas outside strings (what VS Code's settings.json allows). */
-export function stripJsonc(text: string): string {
-  let out = '';
-  let i = 0;
-  const n = text.length;
-  while (i < n) {
-    const c = text[i]!;
-    if (c === '"') {
-      let j = i + 1;
-      while (j < n && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (c === '/' && text[i + 1] === '/') {
-      while (i < n && text[i] !== '\n') i++;
-    } else if (c === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      i = end < 0 ? n : end + 2;
-    } else if (c === ',') {
-      let j = i + 1;
-      while (j < n && /\s/.test(text[j]!)) j++;
-      if (text[j] === '}' || text[j] === ']') i++;
-      else {
-        out += c;
-        i++;
-      }
-    } else {
-      out += c;
-      i++;
-    }
-  }
-  return out;
-}
-
-export function parseJsonc(text: string): unknown {
-  return JSON.parse(stripJsonc(text.replace(/^\uFEFF/, '')));
-}
 
 /** A getter over flat (`dynamoSnapshot.x.y`) or nested (`{dynamoSnapshot: {x: {y}}}`) keys. */
 export function settingsGetter(obj: Record<string, unknown>): (key: string) => unknown {

@@ -7,30 +7,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseJsonc } from '../../shared/jsonc';
 import { LintSettings } from '../../shared/lintSettings';
 
-export class ConfigError extends Error {}
 
-/** Strips line and block comments and trailing commas outside strings (settings.json is JSONC). */
-export function stripJsonc(text: string): string {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j;
-    } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (c === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      i = end < 0 ? text.length : end + 1;
-    } else out += c;
-  }
-  return out.replace(/,(\s*[}\]])/g, '$1');
-}
+export class ConfigError extends Error {}
 
 function setPath(obj: Record<string, unknown>, keys: string[], value: unknown): void {
   let cur = obj;
@@ -82,7 +63,7 @@ export function loadConfig(file: string | undefined, cwd: string): LoadedConfig 
   }
   let json: unknown;
   try {
-    json = JSON.parse(stripJsonc(text));
+    json = parseJsonc(text);
   } catch (e) {
     throw new ConfigError(`${chosen} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
   }

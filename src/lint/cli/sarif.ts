@@ -14,6 +14,11 @@ export interface FileFindings {
 
 const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', information: 'note', hint: 'note' };
 
+/** A `/`-separated path as a URI reference: `encodeURI` leaves `#` and `?`, which would start a fragment or query. */
+function pathUri(p: string): string {
+  return encodeURI(p).replace(/[#?]/g, (c) => encodeURIComponent(c));
+}
+
 export function toSarif(files: readonly FileFindings[], version: string): object {
   const rules = Object.values(RULES).map((r) => ({
     id: r.code,
@@ -33,7 +38,7 @@ export function toSarif(files: readonly FileFindings[], version: string): object
       locations: [
         {
           physicalLocation: {
-            artifactLocation: { uri: encodeURI(f.path), uriBaseId: '%SRCROOT%' },
+            artifactLocation: { uri: pathUri(f.path), uriBaseId: '%SRCROOT%' },
             region: {
               startLine: x.range.start.line + 1,
               startColumn: x.range.start.character + 1,

@@ -118,7 +118,12 @@ export class LintService implements vscode.Disposable {
       await this.stop();
       this.status.disabled();
     } else if (!this.client) await this.start();
-    else await this.client.sendNotification(languageClient().DidChangeConfigurationNotification.type, { settings: null });
+    else {
+      // A server that failed to start or stopped rejects this; its status already says so (and offers Restart).
+      await this.client
+        .sendNotification(languageClient().DidChangeConfigurationNotification.type, { settings: null })
+        .catch((e: unknown) => this.log.warn(`settings changed, but the lint server is not running (use Restart): ${e instanceof Error ? e.message : String(e)}`));
+    }
   }
 
   dispose(): void {

@@ -14,7 +14,12 @@ export function registerLint(ctx: Ctx): void {
   ctx.subscriptions.push(ctx.config.onDidChange((e) => {
     if (e.affectsConfiguration('dynamoSnapshot.lint')) void service.settingsChanged();
   }));
-  ctx.onDeactivate.push(() => service.stop());
-  // Deferred so activate() returns before a process is spawned.
-  setTimeout(() => void service.start(), 0);
+  // Deferred so activate() returns before a process is spawned; a deactivation that comes first
+  // cancels it (else the server would start after its stop and outlive the extension).
+  const deferred = setTimeout(() => void service.start(), 0);
+  ctx.subscriptions.push({ dispose: () => clearTimeout(deferred) });
+  ctx.onDeactivate.push(() => {
+    clearTimeout(deferred);
+    return service.stop();
+  });
 }

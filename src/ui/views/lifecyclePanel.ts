@@ -126,7 +126,11 @@ export class LifecyclePanel implements vscode.Disposable {
         break;
       case 'openRankLog': {
         const run = this.tracker.current;
-        if (run) void this.docs.show({ runId: run.runId, rank: m.rank }, m.line ? { text: m.line } : undefined);
+        if (run) {
+          this.docs.show({ runId: run.runId, rank: m.rank }, m.line ? { text: m.line } : undefined).then(undefined, (e: unknown) =>
+            this.ctx.log.warn(`lifecycle panel: could not open the log of ${m.rank}: ${e instanceof Error ? e.message : String(e)}`),
+          );
+        }
         break;
       }
     }

@@ -94,7 +94,8 @@ export class WorkersTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
     md.appendMarkdown(`**${node.name}**${w?.selected ? ' (selected)' : ''} — ${w?.state ?? 'unknown'}\n\n`);
     if (w?.description) md.appendText(`${w.description}\n\n`);
     if (w?.source) md.appendText(`${w.source}\n\n`);
-    if (w?.hello) md.appendMarkdown(`${w.hello.hostname} · ${w.hello.gpus.length} GPU(s)${w.hello.driverVersion ? ` · driver ${w.hello.driverVersion}` : ''}`);
+    // The hello comes from the worker: text, not Markdown (a hostile hostname must not render links).
+    if (w?.hello) md.appendText(`${w.hello.hostname} · ${w.hello.gpus.length} GPU(s)${w.hello.driverVersion ? ` · driver ${w.hello.driverVersion}` : ''}`);
     item.tooltip = md;
     item.contextValue = connected ? 'worker:connected' : 'worker:disconnected';
     item.accessibilityInformation = { label: `Worker ${node.name}, ${w?.state ?? 'unknown'}${w?.selected ? ', selected' : ''}` };

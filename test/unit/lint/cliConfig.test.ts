@@ -4,11 +4,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'node:test';
-import { ConfigError, lintSection, loadConfig, stripJsonc } from '../../../src/lint/cli/config';
+import { ConfigError, lintSection, loadConfig } from '../../../src/lint/cli/config';
+import { stripJsonc } from '../../../src/shared/jsonc';
 
 test('JSONC: comments and trailing commas are stripped, strings kept', () => {
   const text = '{\n  // a comment\n  "a": "http://x/*y*/", /* block */\n  "b": [1, 2,],\n}';
   assert.deepEqual(JSON.parse(stripJsonc(text)), { a: 'http://x/*y*/', b: [1, 2] });
+  // A comma before a bracket inside a string is part of the value (a glob with an empty alternative).
+  const globs = '{"dynamoSnapshot.lint.include": ["**/{snapshot,}.py", "a,]", "q\\",}"], /* c */ "x": {"y": 1, // z\n},}';
+  assert.deepEqual(JSON.parse(stripJsonc(globs)), { 'dynamoSnapshot.lint.include': ['**/{snapshot,}.py', 'a,]', 'q",}'], x: { y: 1 } });
 });
 
 test('dotted keys, a section object and nested objects all give the lint section', () => {

@@ -72,3 +72,22 @@ test('lenient settings keep the valid keys and name each invalid one', () => {
   assert.deepEqual(parseLintSettingsLenient(null), { settings: DEFAULT_LINT_SETTINGS, problems: [] });
   assert.equal(parseLintSettingsLenient([1]).problems.length, 1);
 });
+
+test('an include glob that cannot compile is a settings problem naming the setting, never a crash', async () => {
+  for (const bad of ['**/{snapshot.py', 'src/[z-a].py']) {
+    assert.doesNotThrow(() => matchesAny([bad], 'snapshot.py'));
+    assert.equal(matchesAny([bad], 'snapshot.py'), false);
+    const r = LintSettings.safeParse({ include: [bad] });
+    assert.ok(!r.success);
+    assert.deepEqual(r.error.issues[0]!.path, ['include', 0]);
+    assert.match(r.error.issues[0]!.message, /not a valid glob/);
+    const lenient = parseLintSettingsLenient({ include: [bad], run: 'onSave' });
+    assert.deepEqual(lenient.settings.include, DEFAULT_LINT_SETTINGS.include);
+    assert.equal(lenient.settings.run, 'onSave');
+    assert.match(lenient.problems.join('\n'), /^dynamoSnapshot\.lint\.include\.0: .*not a valid glob/m);
+  }
+  // analyze() with such a glob (e.g. from a client that skips validation) lints instead of throwing.
+  const p = await sharedParser();
+  assert.equal(lintText(p, PLAIN, { relPath: 'tools/cli.py' }, { include: ['{tools/*.py'], severity: {} }).length, 0);
+  assert.equal(globToRegExp('src/{a,b}/[!x].py').test('src/a/y.py'), true);
+});

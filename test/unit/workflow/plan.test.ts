@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseSteps, planRun } from '../../../src/core/workflow/plan';
-import { parseJsonc, settingsGetter, stripJsonc } from '../../../src/core/workflow/profileFile';
+import { settingsGetter } from '../../../src/core/workflow/profileFile';
+import { parseJsonc, stripJsonc } from '../../../src/shared/jsonc';
 import { judgePreflight } from '../../../src/core/workflow/steps/connect';
 import { describeExit, signalName } from '../../../src/core/workflow/exitVerdict';
 import { helloEvent, profile } from './support/scripted';
