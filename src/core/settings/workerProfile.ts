@@ -101,8 +101,8 @@ export const WorkerProfile = z
     description: z.string().optional(),
     transport: Transport.default({ kind: 'local' }),
     backend: Backend.default('vllm'),
-    /** Launch command as argv; never run through a local shell. */
-    command: z.array(z.string()).min(1, 'command must be a non-empty argv list'),
+    /** Launch command as argv; never run through a local shell. Not needed in Kubernetes observe mode, where the operator starts the worker. */
+    command: z.array(z.string()).default([]),
     env: z
       .record(z.string(), z.string())
       .default({})
@@ -125,6 +125,10 @@ export const WorkerProfile = z
     criu: CriuSettings.default(CriuSettings.parse({})),
     /** Kubernetes observe mode (see KubernetesObserve); only with `transport.kind: "kubernetes"`. */
     kubernetes: KubernetesObserve.optional(),
+  })
+  .refine((p) => p.command.length > 0 || p.kubernetes !== undefined, {
+    message: 'command must be a non-empty argv list (only a kubernetes profile in observe mode may leave it out)',
+    path: ['command'],
   })
   .refine((p) => p.kubernetes === undefined || p.transport.kind === 'kubernetes', {
     message: 'kubernetes (observe mode) needs transport.kind "kubernetes"',
