@@ -200,17 +200,26 @@ def alive(rec):
     return rec.get("startTime") in (None, start)
 
 
-def group_members(pgid):
-    out = []
+def proc_stats():
+    """(pid, fields after the command name) for every process; fields[1] is the ppid, fields[2] the pgid."""
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
             with open("/proc/%s/stat" % name, "rb") as f:
                 stat = f.read().decode("ascii", "replace")
-            if int(stat[stat.rindex(")") + 2:].split()[2]) == pgid:
-                out.append(int(name))
-        except (OSError, ValueError, IndexError):
+            yield int(name), stat[stat.rindex(")") + 2:].split()
+        except (OSError, ValueError):
+            pass
+
+
+def group_members(pgid):
+    out = []
+    for pid, fields in proc_stats():
+        try:
+            if int(fields[2]) == pgid:
+                out.append(pid)
+        except (ValueError, IndexError):
             pass
     return sorted(out)
 
@@ -218,15 +227,10 @@ def group_members(pgid):
 def tree(root):
     """root and its descendants (what CRIU dumps)."""
     children = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
+    for pid, fields in proc_stats():
         try:
-            with open("/proc/%s/stat" % name, "rb") as f:
-                stat = f.read().decode("ascii", "replace")
-            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
-            children.setdefault(ppid, []).append(int(name))
-        except (OSError, ValueError, IndexError):
+            children.setdefault(int(fields[1]), []).append(pid)
+        except (ValueError, IndexError):
             pass
     out, todo = [], [root]
     while todo:

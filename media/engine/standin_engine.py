@@ -88,6 +88,11 @@ def rank_main(dp, args, fmt, cmd_r, resp_w):
     time.sleep(args.load_seconds)
     fmt.rank(dp, "Model loaded: %d MiB of weights" % args.memory_mb)
     seen = set()
+    serve_rank_pipe(cmd_r, resp_w, lambda req: handle_rank_request(dp, args, fmt, req, seen, weights))
+
+
+def serve_rank_pipe(cmd_r, resp_w, handle):
+    """The rank side of the pipe protocol: JSON requests in, one JSON answer each out; exits with the main process."""
     buf = b""
     while True:
         chunk = os.read(cmd_r, 65536)
@@ -96,8 +101,7 @@ def rank_main(dp, args, fmt, cmd_r, resp_w):
         buf += chunk
         while b"\n" in buf:
             line, buf = buf.split(b"\n", 1)
-            req = json.loads(line.decode("utf-8"))
-            resp = handle_rank_request(dp, args, fmt, req, seen, weights)
+            resp = handle(json.loads(line.decode("utf-8")))
             os.write(resp_w, (json.dumps(resp) + "\n").encode("utf-8"))
 
 

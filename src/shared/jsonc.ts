@@ -3,14 +3,20 @@
  * CLI's `lint` and `run` (the editor reads settings through its own API).
  */
 
+/** Index of the quote that closes the JSON string opening at `start` (or past the end). */
+function stringEnd(text: string, start: number): number {
+  let j = start + 1;
+  while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+  return j;
+}
+
 /** Strips line and block comments and trailing commas outside strings (settings.json is JSONC). */
 export function stripJsonc(text: string): string {
   let out = '';
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const j = stringEnd(text, i);
       out += text.slice(i, j + 1);
       i = j;
     } else if (c === '/' && text[i + 1] === '/') {
@@ -32,8 +38,7 @@ function dropTrailingCommas(text: string): string {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const j = stringEnd(text, i);
       out += text.slice(i, j + 1);
       i = j;
       continue;

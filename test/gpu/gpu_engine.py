@@ -360,24 +360,18 @@ def gpu_rank_main(dp, args, fmt, cmd_r, resp_w):
     except Exception as e:  # noqa: BLE001 - reported to the main process on its first request
         load_error = "%s: %s" % (type(e).__name__, e)
         fmt.rank(dp, "Model load failed: %s" % load_error)
-    buf = b""
-    while True:
-        chunk = os.read(cmd_r, 65536)
-        if not chunk:
-            os._exit(0)  # the main process is gone
-        buf += chunk
-        while b"\n" in buf:
-            line, buf = buf.split(b"\n", 1)
-            req = json.loads(line.decode("utf-8"))
-            if load_error:
-                resp = {"ok": False, "error": load_error}
-            else:
-                try:
-                    resp = rank.handle(req)
-                except Exception as e:  # noqa: BLE001
-                    resp = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}
-                    fmt.rank(dp, "Request %s failed: %s" % (req.get("op"), resp["error"]))
-            os.write(resp_w, (json.dumps(resp) + "\n").encode("utf-8"))
+
+    def handle(req):
+        if load_error:
+            return {"ok": False, "error": load_error}
+        try:
+            return rank.handle(req)
+        except Exception as e:  # noqa: BLE001
+            error = "%s: %s" % (type(e).__name__, e)
+            fmt.rank(dp, "Request %s failed: %s" % (req.get("op"), error))
+            return {"ok": False, "error": error}
+
+    load_standin().serve_rank_pipe(cmd_r, resp_w, handle)
 
 
 # ---------------------------------------------------------------- main process (no torch here)
