@@ -4,7 +4,8 @@
 #   install), openssh-server/-client + zsh + fish + tcsh (the real sshd tests, several login shells),
 #   neovim (a third-party LSP client), gcc + python3-torch (the GPU engine on the CPU with a fake
 #   driver checkpoint API); then the offline VS Code host (test/vscode-host), a private
-#   CRIU 4.2.1 (Debian's newer suite, unpacked under .cache/criu) and the npm dependencies.
+#   CRIU 4.2.1 (Debian's newer suite, unpacked under .cache/criu), the npm dependencies and .venv
+#   (scripts/python/venv.sh: the pinned real ai-dynamo package and ruff, from PyPI).
 # Needs root (or SUDO=sudo) for apt-get; everything else stays inside the repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +34,10 @@ fi
 if ! $demo || ! command -v code >/dev/null; then
   echo "[setup] VS Code test host"
   bash test/vscode-host/install.sh
+fi
+if ! $demo; then
+  echo "[setup] Python venv"
+  bash scripts/python/venv.sh
 fi
 if ! $demo && [ -f scripts/criu-sysroot.sh ]; then
   echo "[setup] CRIU"
