@@ -19,7 +19,13 @@ export interface RankState {
   lines: number;
   seen: Partial<Record<MarkerKind, MarkerHit>>;
   tail: string[];
+  /** Note lines (capture-env overrides, …): every one, bounded, unlike `seen` which keeps the first of each kind. */
+  notes: MarkerHit[];
+  /** Lines this rank logged while the main process's warm-up ran (per-rank activity: extra evidence, never required). */
+  warmupActivity: { lines: number; first?: string };
 }
+
+const MAX_NOTES = 20;
 
 export class RankTracker {
   private readonly ranks = new Map<string, RankState>();
@@ -39,6 +45,13 @@ export class RankTracker {
     this.lastRank = rank;
     const st = this.rank(rank);
     st.lines++;
+    if (rank !== 'main') {
+      const main = this.ranks.get('main')?.seen;
+      if (main?.['warmup-start'] && !main['warmup-done'] && !main['warmup-failed']) {
+        st.warmupActivity.lines++;
+        st.warmupActivity.first ??= raw;
+      }
+    }
     st.tail.push(raw);
     if (st.tail.length > this.tailSize) st.tail.shift();
     this.merged.push(raw);
@@ -46,6 +59,7 @@ export class RankTracker {
     const def = matchMarker(message);
     if (!def) return undefined;
     const hit: MarkerHit = { rank, def, at, line: raw };
+    if (def.kind === 'note' && st.notes.length < MAX_NOTES) st.notes.push(hit);
     // The first occurrence is the one that counts (a restored process repeats nothing before it).
     st.seen[def.kind] ??= hit;
     return hit;
@@ -64,7 +78,7 @@ export class RankTracker {
   rank(id: string): RankState {
     let st = this.ranks.get(id);
     if (!st) {
-      st = { id, lines: 0, seen: {}, tail: [] };
+      st = { id, lines: 0, seen: {}, tail: [], notes: [], warmupActivity: { lines: 0 } };
       this.ranks.set(id, st);
     }
     return st;

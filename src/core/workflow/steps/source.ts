@@ -7,7 +7,7 @@ import type { RunContext } from '../context';
 import { SourceExitedError } from '../context';
 import { describeExit } from '../exitVerdict';
 import type { Evidence } from '../types';
-import { judgeWarmup } from '../warmupVerdict';
+import { judgeWarmup, warmupPending } from '../warmupVerdict';
 import { formatSeconds, TimeoutError } from '../waiter';
 
 /** Throws when the source is gone while a step waits for it (the predicate helper of the waits below). */
@@ -71,7 +71,7 @@ export async function warmupStep(rc: RunContext): Promise<void> {
     } catch (e) {
       if (!(e instanceof TimeoutError) || !bindingIsWarmup) throw e;
       const expected = session.tracker.expectedRanks(session.profile.dataParallelSize);
-      const pending = expected.filter((r) => !session.tracker.hit(r, 'warmup-done', expected));
+      const pending = warmupPending(session.tracker, expected);
       book.finish('warmup', 'failed', `warm-up did not finish within timeouts.warmupSeconds = ${formatSeconds(warmupSeconds)}${pending.length ? ` (still warming up: ${pending.join(', ')})` : ''}; a hung warm-up never reaches ready-for-snapshot`, session.tracker.tail(10).map((text) => ({ kind: 'log', text })));
       return;
     }
@@ -79,9 +79,9 @@ export async function warmupStep(rc: RunContext): Promise<void> {
   const expected = session.tracker.expectedRanks(session.profile.dataParallelSize);
   // The sentinel can overtake the last ranks' log lines (two streams); give them a moment only when
   // something is missing, so a clean run releases the source without delay.
-  if (expected.some((r) => !session.tracker.hit(r, 'warmup-done', expected))) {
+  if (warmupPending(session.tracker, expected).length > 0) {
     await session.conditions
-      .waitFor('warm-up lines', () => (expected.every((r) => session.tracker.hit(r, 'warmup-done', expected)) ? true : undefined), 0.5, rc.signal)
+      .waitFor('warm-up lines', () => (warmupPending(session.tracker, expected).length === 0 ? true : undefined), 0.5, rc.signal)
       .catch((e: unknown) => {
         if (!(e instanceof TimeoutError)) throw e;
       });
@@ -108,6 +108,8 @@ export async function readyStep(rc: RunContext): Promise<void> {
     const ready = r.seen.ready;
     if (pause) evidence.push({ kind: 'log', rank: r.id, text: pause.line });
     if (ready) evidence.push({ kind: 'log', rank: r.id, text: ready.line });
+    // What Dynamo changed for snapshot mode (NCCL/HF overrides, …): worth seeing, never a warning.
+    for (const n of r.notes) evidence.push({ kind: 'note', rank: r.id, text: n.line });
   }
   const readyMs = sentinel.at - started;
   rc.metrics.readyMs = readyMs;
