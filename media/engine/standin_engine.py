@@ -1,11 +1,16 @@
 """Stand-in engine: a CPU-only program that honours the Dynamo snapshot contract.
 
 Used by the tests and the built-in `local-demo` worker profile, so the whole workflow (warm up,
-ready-for-snapshot, capture, exit, restore, resume, serve) runs without a GPU. It follows
-shared/reference/dynamo-snapshot.md: data-parallel ranks are child processes whose lines carry the
-backend's per-rank prefix (§7), lifecycle lines are the exact strings of §6, the control directory
-is polled every 0.1 s with snapshot-complete checked before restore-complete (§2), and after
-restore it serves OpenAI-style /v1/completions on 127.0.0.1.
+ready-for-snapshot, capture, exit, restore, resume, serve) runs without a GPU and without any Python
+package. It prints what upstream prints (docs/compatibility.md names each source): the lifecycle
+strings of the pinned ai-dynamo release (1.6.1 common/snapshot/lifecycle.py and restore_context.py)
+through Dynamo's log shape (`<RFC3339 UTC>  INFO <target>: <message>`), the warm-up once from the
+main process for every DP rank (ai-dynamo/dynamo vllm/snapshot.py, sglang/snapshot.py), and per-rank
+lines in each backend's prefix (vLLM `ESC[1;36m(EngineCore_DP0 pid=N)ESC[0;0m `, SGLang `[ts DP0] `,
+TRT-LLM `[ts] [TRT-LLM] [RANK 0] [I] `). The control directory is polled every 0.1 s with
+snapshot-complete checked before restore-complete; after restore it serves OpenAI-style
+/v1/completions on 127.0.0.1. media/engine/real_lifecycle_engine.py runs the same engine inside the
+real ai-dynamo lifecycle, and a test checks both give the same markers, ranks and verdicts.
 
 --exit-mode systemexit reproduces failure mode #1: leaving through SystemExit runs a simulated
 engine teardown (an atexit hook) that dies by SIGSEGV. The default leaves with os._exit(0).
@@ -27,8 +32,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 POLL_INTERVAL_SEC = 0.1
 VOCAB = ("Paris", "the", "capital", "is", "a", "city", "of", "light", "and", "river", "Seine", "museum",
          "bridge", "night", "old", "new", "quiet", "street", "north", "south", "morning", "bread")
-RESTORE_ENV_NAMES = ("DYN_NAMESPACE", "DYN_COMPONENT", "NATS_SERVER", "ETCD_ENDPOINTS", "DYN_SYSTEM_PORT",
-                     "POD_NAME", "POD_NAMESPACE", "DYN_DISCOVERY_BACKEND")
+# What restore_context.write_snapshot_restore_context captures (ai-dynamo 1.6.1 constants.py).
+RESTORE_ENV_NAMES = (
+    "CONTAINER_NAME", "DYN_COMPONENT", "DYN_DISCOVERY_BACKEND", "DYN_EVENT_PLANE", "DYN_EVENT_PLANE_HOST",
+    "DYN_GMS_USE_V1", "DYN_HEALTH_CHECK_ENABLED", "DYN_KUBE_DISCOVERY_MODE", "DYN_NAMESPACE",
+    "DYN_NAMESPACE_WORKER_SUFFIX", "DYN_PARENT_DGD_K8S_NAME", "DYN_PARENT_DGD_K8S_NAMESPACE", "DYN_REQUEST_PLANE",
+    "DYN_SYSTEM_HEALTH_PATH", "DYN_SYSTEM_HOST", "DYN_SYSTEM_LIVE_PATH", "DYN_SYSTEM_PORT",
+    "DYN_SYSTEM_STARTING_HEALTH_STATUS", "DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS", "DYN_TCP_LISTEN_BACKLOG",
+    "DYN_TCP_RESPONSE_STREAM_HOST", "DYN_TCP_RESPONSE_STREAM_PORT", "DYN_TCP_RPC_HOST", "DYN_TCP_RPC_PORT",
+    "DYN_VLLM_GMS_SHADOW_MODE", "ENGINE_ID", "ETCD_ENDPOINTS", "FAILOVER_LOCK_PATH", "MODEL_EXPRESS_URL",
+    "NATS_SERVER", "POD_NAME", "POD_NAMESPACE", "POD_UID", "PROMETHEUS_ENDPOINT",
+)
+BACKEND_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TRT-LLM"}
 
 
 def write_line(text):
@@ -44,24 +59,33 @@ def stamp():
 
 
 class Fmt(object):
-    """Per-rank line formats of the three backends."""
+    """The main process's lines in Dynamo's log shape, and the per-rank lines of the three backends."""
+
+    LEVELS = {"INFO": ("INFO", "\x1b[32m"), "WARN": ("WARN", "\x1b[33m"), "WARNING": ("WARN", "\x1b[33m"), "ERROR": ("ERROR", "\x1b[31m")}
 
     def __init__(self, kind, color):
         self.kind, self.color = kind, color
 
-    def main(self, msg, level="INFO"):
-        write_line("%s  %s dynamo_standin: %s" % (stamp(), level, msg))
+    def main(self, msg, level="INFO", target="main.worker"):
+        # Dynamo's Rust logger (lib/bindings/python dynamo/runtime/logging.py → _core.log_message):
+        # `<RFC3339 UTC> <level:>5> <module.function>: <message>`, in colour even into a pipe.
+        lvl, colour = self.LEVELS.get(level, (level, ""))
+        if self.color:
+            write_line("\x1b[2m%s\x1b[0m %s%5s\x1b[0m \x1b[2m%s\x1b[0m\x1b[2m:\x1b[0m %s" % (stamp(), colour, lvl, target, msg))
+        else:
+            write_line("%s %5s %s: %s" % (stamp(), lvl, target, msg))
 
-    def rank(self, dp, msg, proc="EngineCore"):
+    def rank(self, dp, msg, proc="EngineCore", level="INFO"):
         if self.kind == "sglang":
-            write_line("[%s DP%d TP0] %s" % (datetime.now().strftime("%Y-%m-%d %H:%M:%S"), dp, msg))
+            # SGLang prints a part only when its size is > 1: DP=2, TP=1 → `[ts DP1] `.
+            write_line("[%s DP%d] %s" % (datetime.now().strftime("%Y-%m-%d %H:%M:%S"), dp, msg))
         elif self.kind == "trtllm":
-            write_line("[%s] [TRT-LLM] [RANK %d] [I] %s" % (datetime.now().strftime("%m/%d/%Y-%H:%M:%S"), dp, msg))
+            write_line("[%s] [TRT-LLM] [RANK %d] [%s] %s" % (datetime.now().strftime("%m/%d/%Y-%H:%M:%S"), dp, level[0], msg))
         else:
             prefix = "(%s_DP%d pid=%d)" % (proc, dp, os.getpid())
             if self.color:
-                prefix = "\x1b[36m%s\x1b[0m" % prefix
-            write_line("%s %s" % (prefix, msg))
+                prefix = "\x1b[1;36m%s\x1b[0;0m" % prefix
+            write_line("%s %s %s [core.py:%d] %s" % (prefix, level, datetime.now().strftime("%m-%d %H:%M:%S"), 100 + dp, msg))
 
 
 def tokens_for(prompt, n, salt):
@@ -108,11 +132,17 @@ def serve_rank_pipe(cmd_r, resp_w, handle):
 def handle_rank_request(dp, args, fmt, req, seen, weights):
     op = req["op"]
     if op == "warmup":
-        w = {"sglang": "SGLang", "trtllm": "TRT-LLM"}.get(args.log_format, "vLLM")
-        fmt.rank(dp, "%s snapshot warmup starting" % w)
+        w = BACKEND_NAMES.get(args.log_format, "vLLM")
+        per_rank = args.warmup_log == "per-rank"
+        if per_rank:
+            fmt.rank(dp, "%s snapshot warmup starting" % w)
         time.sleep(args.warmup_seconds)
         toks = tokens_for("[1, 2, 3]", 2, "warmup-%d" % dp)
-        fmt.rank(dp, "%s snapshot warmup complete (%d tokens)" % (w, len(toks)))
+        if per_rank:
+            fmt.rank(dp, "%s snapshot warmup complete (%d tokens)" % (w, len(toks)))
+        elif args.log_format == "sglang":
+            # What an SGLang scheduler logs for the warm-up request it was given (per-rank activity).
+            fmt.rank(dp, "Prefill batch, #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0")
         return {"ok": True}
     if op == "pause":
         fmt.rank(dp, "Sleeping engine (level 1); KV cache freed")
@@ -181,16 +211,24 @@ def sentinel_path(control, name):
     return os.path.join(control, name)
 
 
+# What configure_snapshot_capture_env forces (ai-dynamo 1.6.1 lifecycle.py): value, and the reason its
+# warning gives when it overrides a user value.
+CAPTURE_ENV = (
+    ("NCCL_IB_DISABLE", "1", "for snapshot mode because CRIU and cuda-checkpoint cannot restore InfiniBand state"),
+    ("NCCL_RAS_ENABLE", "0", "for snapshot mode because NCCL RAS background state is not part of the snapshot contract"),
+    ("TORCH_NCCL_ENABLE_MONITORING", "0", "for snapshot mode because ProcessGroupNCCL monitoring can terminate restored processes"),
+    ("HF_HUB_OFFLINE", "1", "in snapshot mode to avoid external Hugging Face sockets in snapshotted processes"),
+)
+
+
 def configure_capture_env(fmt):
-    forced = (("NCCL_CUMEM_ENABLE", "0", "cuda-checkpoint does not support cuMem-backed NCCL allocations"),
-              ("NCCL_IB_DISABLE", "1", "CRIU and cuda-checkpoint cannot restore InfiniBand state"),
-              ("TORCH_NCCL_ENABLE_MONITORING", "0", "ProcessGroupNCCL monitoring can terminate restored processes"))
-    for name, value, why in forced:
+    for name, value, why in CAPTURE_ENV:
         old = os.environ.get(name)
-        if old is not None and old != value:
-            fmt.main("Overriding %s=%r with '%s' for snapshot mode because %s" % (name, old, value, why), "WARN")
+        if old and old != value:
+            fmt.main("Overriding %s=%r with '%s' %s" % (name, old, value, why), "WARN", "lifecycle.configure_snapshot_capture_env")
         os.environ[name] = value
-    os.environ["HF_HUB_OFFLINE"] = "1"
+        if name == "TORCH_NCCL_ENABLE_MONITORING":
+            os.environ.setdefault("TORCH_NCCL_DUMP_ON_TIMEOUT", "0")
 
 
 def wait_for_sentinel(control):
@@ -205,19 +243,34 @@ def wait_for_sentinel(control):
 
 
 def apply_restore_context(control, fmt):
+    """restore_context.apply_snapshot_restore_env: the file must exist; null unsets; other names are ignored."""
     ctx_path = sentinel_path(control, "restore-context.json")
-    try:
-        with open(ctx_path) as f:
-            env = (json.load(f) or {}).get("env") or {}
-    except (OSError, ValueError):
-        env = {}
+    if not os.path.isfile(ctx_path):
+        raise RuntimeError("snapshot restore context file not found: %s" % ctx_path)
+    with open(ctx_path) as f:
+        env = (json.load(f) or {}).get("env")
+    if not isinstance(env, dict):
+        raise RuntimeError("snapshot restore context requires an object env field")
     for k, v in env.items():
-        if v is None:
+        if k not in RESTORE_ENV_NAMES:
+            fmt.main("Ignoring unsupported snapshot restore env %s" % k, "WARN", "restore_context._apply_restore_env")
+        elif v is None:
             os.environ.pop(k, None)
         else:
             os.environ[k] = str(v)
-    fmt.main("Applied snapshot restore context runtime env")
-    fmt.main("Refreshed snapshot restore runtime config")
+    fmt.main("Applied snapshot restore context runtime env", target="restore_context._apply_restore_env")
+    fmt.main("Refreshed snapshot restore runtime config", target="restore_context.refresh_snapshot_restore_config")
+
+
+def write_restore_context(control, fmt):
+    """restore_context.write_snapshot_restore_context: every allow-listed name, sorted, null when unset, atomically."""
+    path = sentinel_path(control, "restore-context.json")
+    tmp = sentinel_path(control, ".restore-context.json.tmp")
+    env = {n: os.environ.get(n) for n in sorted(RESTORE_ENV_NAMES)}
+    with open(tmp, "w") as f:
+        f.write(json.dumps({"env": env}, sort_keys=True, separators=(",", ":")) + "\n")
+    os.replace(tmp, path)
+    fmt.main("Captured snapshot restore context at %s" % path, target="restore_context.write_snapshot_restore_context")
 
 
 def cleanup_sentinels(control):
@@ -237,13 +290,109 @@ def simulated_teardown():
 
 
 def leave_after_capture(args, fmt, ranks):
-    w = {"trtllm": "TRT-LLM"}.get(args.log_format, "vLLM")
     if args.exit_mode == "systemexit":
         atexit.register(simulated_teardown)
-        fmt.main("%s snapshot captured; raising SystemExit(0)" % w)
+        fmt.main("%s snapshot captured; raising SystemExit(0)" % BACKEND_NAMES.get(args.log_format, "vLLM"), target="snapshot.prepare_snapshot_engine")
         raise SystemExit(0)
-    fmt.main("Initial %s snapshot captured successfully; exiting without destroying the engine" % w)
+    # What each backend's snapshot.py logs before os._exit(0) (SGLang logs nothing: it raises SystemExit(0)).
+    if args.log_format == "trtllm":
+        fmt.main("Initial TRT-LLM snapshot captured successfully; exiting without destroying the engine", target="snapshot.snapshot_before_endpoint")
+    elif args.log_format == "vllm":
+        fmt.main("vLLM snapshot captured successfully", target="snapshot.prepare_snapshot_engine")
     os._exit(0)
+
+
+def call_ok(rank, what, **req):
+    r = rank.call(**req)
+    if not r.get("ok"):
+        raise RuntimeError("%s of rank DP%d failed: %s" % (what, rank.dp, r.get("error")))
+    return r
+
+
+def gather(ranks, what, **req):
+    """One request to every rank at once, like asyncio.gather over the DP ranks."""
+    errors = []
+
+    def one(r):
+        try:
+            call_ok(r, what, **req)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(str(e))
+
+    threads = [threading.Thread(target=one, args=(r,)) for r in ranks]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise RuntimeError("; ".join(errors))
+
+
+def warm_up(args, fmt, ranks):
+    """The warm-up of ai-dynamo/dynamo vllm/snapshot.py and sglang/snapshot.py: logged once by the main
+    process around one generation per local DP rank (--warmup-log per-rank: each rank logs its own)."""
+    live = [r for r in ranks if r.dp not in args.skip_warmup_rank]
+    w = BACKEND_NAMES.get(args.log_format, "vLLM")
+    main_log = args.warmup_log == "main"
+    if main_log:
+        fmt.main("%s snapshot warmup starting" % w, target="snapshot._warmup_engine" if w != "SGLang" else "snapshot.warmup_engine")
+    gather(live, "Warm-up", op="warmup")
+    if main_log:
+        fmt.main("%s snapshot warmup complete" % w, target="snapshot._warmup_engine" if w != "SGLang" else "snapshot.warmup_engine")
+
+
+class PauseController(object):
+    """The pause controller a backend hands to EngineSnapshotController: every DP rank sleeps and wakes."""
+
+    def __init__(self, ranks):
+        self.ranks, self.is_paused = ranks, False
+
+    def pause(self, *_args):
+        gather(self.ranks, "Pause", op="pause")
+        self.is_paused = True
+
+    def resume(self):
+        gather(self.ranks, "Resume", op="resume")
+
+    def mark_resumed(self):
+        self.is_paused = False
+
+
+def standby(control, fmt):
+    """restore_context.maybe_run_restore_standby_mode: capture the restore env, then sleep forever."""
+    write_restore_context(control, fmt)
+    sys.stdout.flush()
+    os.execvp("sleep", ["sleep", "infinity"])
+
+
+def run_lifecycle(control, fmt, pause):
+    """SnapshotConfig.run_lifecycle of ai-dynamo 1.6.1: True when restored (still paused), False after capture."""
+    fmt.main("Pausing model", target="lifecycle.run_lifecycle")
+    pause.pause(None)
+    try:
+        # Temp file then rename: a watcher that sees the sentinel also sees its content.
+        ready, tmp = sentinel_path(control, "ready-for-snapshot"), sentinel_path(control, ".ready-for-snapshot.tmp")
+        with open(tmp, "w") as f:
+            f.write("ready")
+        os.rename(tmp, ready)
+        fmt.main("Ready for snapshot. Polling for sentinel in %s (snapshot-complete or restore-complete)" % control, target="lifecycle.run_lifecycle")
+        which = wait_for_sentinel(control)
+    finally:
+        cleanup_sentinels(control)
+    if which == "restore":
+        fmt.main("Restore sentinel detected; returning application-paused", target="lifecycle.run_lifecycle")
+        os.environ.pop("HF_HUB_OFFLINE", None)
+        return True
+    fmt.main("Snapshot completion sentinel detected", target="lifecycle.run_lifecycle")
+    return False
+
+
+def snapshot_control_dir():
+    return os.environ.get("DYN_SNAPSHOT_CONTROL_DIR") or os.environ.get("SNAPSHOT_CONTROL_DIR")
+
+
+def standby_requested():
+    return any(os.environ.get(n) == "1" for n in ("SNAPSHOT_RESTORE_STANDBY", "DYN_SNAPSHOT_RESTORE_STANDBY", "DYN_SNAPSHOT_RESTORE_PLACEHOLDER"))
 
 
 # ---------------------------------------------------------------- HTTP
@@ -365,13 +514,15 @@ def serve(args, fmt, ranks):
 # ---------------------------------------------------------------- main
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_engine_args(ap):
+    """Flags shared with test/gpu/gpu_engine.py and media/engine/real_lifecycle_engine.py."""
     ap.add_argument("--dp", type=int, default=2, help="data-parallel ranks (child processes)")
     ap.add_argument("--model", default="standin/tiny-model")
     ap.add_argument("--log-format", choices=("vllm", "sglang", "trtllm"), default="vllm")
     ap.add_argument("--load-seconds", type=float, default=0.2)
     ap.add_argument("--warmup-seconds", type=float, default=0.3)
+    ap.add_argument("--warmup-log", choices=("main", "per-rank"), default="main",
+                    help="main: the main process logs the warm-up once for every DP rank (upstream); per-rank: each rank logs its own")
     ap.add_argument("--skip-warmup-rank", type=int, action="append", default=[], help="skip warm-up on this DP rank (repeatable)")
     ap.add_argument("--memory-mb", type=int, default=16, help="'weights' allocated per rank")
     ap.add_argument("--exit-mode", choices=("osexit", "systemexit"), default="osexit")
@@ -380,58 +531,53 @@ def main():
     ap.add_argument("--reference-prompt", default="The capital of France is",
                     help="answered before capture and logged (the workflow's default smoke prompt), like test/gpu/gpu_engine.py")
     ap.add_argument("--reference-max-tokens", type=int, default=16)
-    args = ap.parse_args()
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the simulated SIGSEGV must not leave core files around
-    fmt = Fmt(args.log_format, color=not args.no_color and not os.environ.get("NO_COLOR"))
 
-    control = os.environ.get("DYN_SNAPSHOT_CONTROL_DIR") or os.environ.get("SNAPSHOT_CONTROL_DIR")
-    standby = any(os.environ.get(n) == "1" for n in ("DYN_SNAPSHOT_RESTORE_STANDBY", "SNAPSHOT_RESTORE_STANDBY", "DYN_SNAPSHOT_RESTORE_PLACEHOLDER"))
-    if standby and control:
-        path = sentinel_path(control, "restore-context.json")
-        with open(path, "w") as f:
-            json.dump({"env": {n: os.environ.get(n) for n in RESTORE_ENV_NAMES}}, f)
-        fmt.main("Captured snapshot restore context at %s" % path)
-        sys.stdout.flush()
-        os.execvp("sleep", ["sleep", "infinity"])
 
-    if control:
-        configure_capture_env(fmt)
-        fmt.main("Snapshot mode enabled (watcher-driven signals)")
+def build_engine(args, fmt):
+    """Ranks started, warmed up, reference answer logged: what a backend has before its snapshot hook."""
     t0 = time.monotonic()
     ranks = spawn_ranks(args, fmt)
     fmt.main("Engine with %d data-parallel rank(s) started: pids %s" % (args.dp, ",".join(str(r.pid) for r in ranks)))
-    for r in ranks:
-        if r.dp not in args.skip_warmup_rank:
-            r.call(op="warmup")
+    warm_up(args, fmt, ranks)
     fmt.main("Engine built and warmed up in %.2fs" % (time.monotonic() - t0))
     log_reference(args, fmt, ranks)
     gc.collect()
-    if not control:
-        return serve(args, fmt, ranks)
+    return ranks
 
-    fmt.main("Pausing model")
-    for r in ranks:
-        r.call(op="pause")
-    # Temp file then rename: a watcher that sees the sentinel also sees its content.
-    ready, tmp = sentinel_path(control, "ready-for-snapshot"), sentinel_path(control, ".ready-for-snapshot.tmp")
-    with open(tmp, "w") as f:
-        f.write("ready")
-    os.rename(tmp, ready)
-    fmt.main("Ready for snapshot. Polling for sentinel in %s (snapshot-complete or restore-complete)" % control)
-    which = wait_for_sentinel(control)
-    if which == "snapshot":
-        fmt.main("Snapshot completion sentinel detected")
-        cleanup_sentinels(control)
-        leave_after_capture(args, fmt, ranks)
-        return None
-    fmt.main("Restore sentinel detected")
-    fmt.main("Resuming model after restore")
-    for r in ranks:
-        r.call(op="resume")
-    os.environ.pop("HF_HUB_OFFLINE", None)
-    apply_restore_context(control, fmt)
-    cleanup_sentinels(control)
+
+def run_engine(args, fmt):
+    """The whole stand-in: standby, or snapshot mode (capture or restore), or a plain server."""
+    control = snapshot_control_dir()
+    if standby_requested() and control:
+        standby(control, fmt)
+    if control:
+        configure_capture_env(fmt)
+        fmt.main("Snapshot mode enabled (watcher-driven signals)", target="snapshot.prepare_snapshot_engine")
+    try:
+        ranks = build_engine(args, fmt)
+        if not control:
+            return serve(args, fmt, ranks)
+        pause = PauseController(ranks)
+        if not run_lifecycle(control, fmt, pause):
+            leave_after_capture(args, fmt, ranks)
+            return None
+        apply_restore_context(control, fmt)
+        # elect_and_wake without a failover lock: resume, mark resumed (no log line of its own).
+        pause.resume()
+        pause.mark_resumed()
+    except RuntimeError as e:
+        fmt.main("Engine failed: %s" % e, "ERROR")
+        sys.stdout.flush()
+        os._exit(1)
     return serve(args, fmt, ranks)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_engine_args(ap)
+    args = ap.parse_args()
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the simulated SIGSEGV must not leave core files around
+    return run_engine(args, Fmt(args.log_format, color=not args.no_color and not os.environ.get("NO_COLOR")))
 
 
 if __name__ == "__main__":

@@ -31,8 +31,6 @@ which leaves /dev/nvidia* descriptors that CRIU cannot dump (worker-transport.md
 """
 import argparse
 import gc
-import hashlib
-import json
 import math
 import os
 import resource
@@ -304,7 +302,10 @@ class GpuRank(object):
         a = self.args
         if op == "warmup":
             w = {"sglang": "SGLang", "trtllm": "TRT-LLM"}.get(a.log_format, "vLLM")
-            self.log("%s snapshot warmup starting" % w)
+            # Upstream logs the warm-up once from the main process (the stand-in's warm_up does);
+            # the rank says what it ran, and logs markers of its own only with --warmup-log per-rank.
+            per_rank = a.warmup_log == "per-rank"
+            self.log("%s snapshot warmup starting" % w if per_rank else "Warm-up generation starting (eager decode step)")
             t0 = time.monotonic()
             self.model._one(1, 0)  # eager: cuBLAS handles, kernels loaded
             if a.device == "cuda" and not a.no_cuda_graph:
@@ -317,7 +318,7 @@ class GpuRank(object):
             rest = a.warmup_seconds - (time.monotonic() - t0)
             if rest > 0:
                 time.sleep(rest)
-            self.log("%s snapshot warmup complete (%d tokens)" % (w, len(toks)))
+            self.log("%s snapshot warmup complete (%d tokens)" % (w, len(toks)) if per_rank else "Warm-up generation done (%d tokens)" % len(toks))
             self.log(self.mem())
             return {"ok": True}
         if op == "pause":
@@ -413,17 +414,9 @@ def check(args):
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(description="GPU stand-in engine (PyTorch on CUDA) honouring the Dynamo snapshot contract.")
-    # The CPU stand-in's flags, same names and meaning.
-    ap.add_argument("--dp", type=int, default=1, help="data-parallel ranks (child processes; rank i uses GPU i mod count)")
-    ap.add_argument("--model", default="standin/gpu-tiny-lm")
-    ap.add_argument("--log-format", choices=("vllm", "sglang", "trtllm"), default="vllm")
-    ap.add_argument("--load-seconds", type=float, default=0.0, help="minimum model load time")
-    ap.add_argument("--warmup-seconds", type=float, default=0.0, help="minimum warm-up time")
-    ap.add_argument("--skip-warmup-rank", type=int, action="append", default=[], help="skip warm-up on this DP rank (repeatable)")
-    ap.add_argument("--memory-mb", type=int, default=4096, help="weights + KV cache per rank (sets the layer count)")
-    ap.add_argument("--exit-mode", choices=("osexit", "systemexit"), default="osexit")
-    ap.add_argument("--port", type=int, default=0, help="HTTP port after restore (0: any free port)")
-    ap.add_argument("--no-color", action="store_true")
+    # The CPU stand-in's flags, same names and meaning (its defaults differ where a GPU run needs it).
+    load_standin().add_engine_args(ap)
+    ap.set_defaults(dp=1, model="standin/gpu-tiny-lm", load_seconds=0.0, warmup_seconds=0.0, memory_mb=4096)
     # GPU-specific.
     ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     ap.add_argument("--hidden", type=int, default=4096)
@@ -432,9 +425,6 @@ def parse_args(argv):
     ap.add_argument("--max-seq", type=int, default=1024)
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--no-cuda-graph", action="store_true")
-    ap.add_argument("--reference-prompt", default="The capital of France is",
-                    help="answered before capture and logged, for the smoke test's comparison (the workflow's default smoke prompt)")
-    ap.add_argument("--reference-max-tokens", type=int, default=16)
     ap.add_argument("--check", action="store_true", help="report torch/CUDA/memory and exit (0: usable)")
     args = ap.parse_args(argv)
     if args.vocab < 256:
@@ -450,77 +440,10 @@ def main(argv=None):
         return check(args)
     base = load_standin()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    fmt = base.Fmt(args.log_format, color=not args.no_color and not os.environ.get("NO_COLOR"))
-
-    control = os.environ.get("DYN_SNAPSHOT_CONTROL_DIR") or os.environ.get("SNAPSHOT_CONTROL_DIR")
-    standby = any(os.environ.get(n) == "1" for n in ("DYN_SNAPSHOT_RESTORE_STANDBY", "SNAPSHOT_RESTORE_STANDBY", "DYN_SNAPSHOT_RESTORE_PLACEHOLDER"))
-    if standby and control:
-        path = base.sentinel_path(control, "restore-context.json")
-        with open(path, "w") as f:
-            json.dump({"env": {n: os.environ.get(n) for n in base.RESTORE_ENV_NAMES}}, f)
-        fmt.main("Captured snapshot restore context at %s" % path)
-        sys.stdout.flush()
-        os.execvp("sleep", ["sleep", "infinity"])
-
-    if control:
-        base.configure_capture_env(fmt)
-        fmt.main("Snapshot mode enabled (watcher-driven signals)")
-    t0 = time.monotonic()
+    # The stand-in's whole lifecycle (standby, capture env, warm-up once from the main process, the
+    # sentinel loop, capture exit, restore context, resume, serve); only the ranks are GPU ranks.
     base.rank_main = gpu_rank_main  # spawn_ranks forks and runs rank_main: the GPU rank instead of the CPU one
-    ranks = base.spawn_ranks(args, fmt)
-    fmt.main("Engine with %d data-parallel rank(s) started: pids %s" % (args.dp, ",".join(str(r.pid) for r in ranks)))
-
-    def fail(what, resp):
-        fmt.main("%s failed: %s" % (what, resp.get("error")), "ERROR")
-        for r in ranks:
-            try:
-                os.kill(r.pid, 9)
-            except OSError:
-                pass
-        os._exit(1)
-
-    for r in ranks:
-        if r.dp not in args.skip_warmup_rank:
-            resp = r.call(op="warmup")
-            if not resp.get("ok"):
-                fail("Warm-up of rank DP%d" % r.dp, resp)
-    fmt.main("Engine built and warmed up in %.2fs" % (time.monotonic() - t0))
-    # The answer the smoke test expects after restore; routed to the rank serve() will pick for it.
-    prompt = args.reference_prompt
-    rank = ranks[int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % len(ranks)]
-    resp = rank.call(op="generate", id="reference-before-capture", prompt=prompt, max_tokens=args.reference_max_tokens)
-    if not resp.get("ok"):
-        fail("Reference answer", resp)
-    fmt.main("Reference answer before capture: %s" % json.dumps(
-        {"prompt": prompt, "max_tokens": args.reference_max_tokens, "rank": rank.dp, "token_ids": resp["token_ids"], "text": resp["text"]}))
-    gc.collect()
-    if not control:
-        return base.serve(args, fmt, ranks)
-
-    fmt.main("Pausing model")
-    for r in ranks:
-        resp = r.call(op="pause")
-        if not resp.get("ok"):
-            fail("Pause of rank DP%d" % r.dp, resp)
-    with open(base.sentinel_path(control, "ready-for-snapshot"), "w") as f:
-        f.write("ready")
-    fmt.main("Ready for snapshot. Polling for sentinel in %s (snapshot-complete or restore-complete)" % control)
-    which = base.wait_for_sentinel(control)
-    if which == "snapshot":
-        fmt.main("Snapshot completion sentinel detected")
-        base.cleanup_sentinels(control)
-        base.leave_after_capture(args, fmt, ranks)
-        return None
-    fmt.main("Restore sentinel detected")
-    fmt.main("Resuming model after restore")
-    for r in ranks:
-        resp = r.call(op="resume")
-        if not resp.get("ok"):
-            fail("Resume of rank DP%d" % r.dp, resp)
-    os.environ.pop("HF_HUB_OFFLINE", None)
-    base.apply_restore_context(control, fmt)
-    base.cleanup_sentinels(control)
-    return base.serve(args, fmt, ranks)
+    return base.run_engine(args, base.Fmt(args.log_format, color=not args.no_color and not os.environ.get("NO_COLOR")))
 
 
 if __name__ == "__main__":

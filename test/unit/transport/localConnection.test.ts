@@ -36,7 +36,7 @@ test('protocol capture: ready, snapshot-complete, clean exit 0, restore path ser
   assert.ok('write_snapshot_complete' in cap.timingsMs);
   const exit = await f.waitFor((e) => e.type === 'process_exit' && e.role === 'source');
   assert.deepEqual(exit.type === 'process_exit' && [exit.code, exit.signal], [0, null]);
-  await waitUntil(() => f.logText().includes('exiting without destroying the engine'), 5000, 'capture log line');
+  await waitUntil(() => f.logText().includes('vLLM snapshot captured successfully'), 5000, 'capture log line');
   // No live source any more: the restore path runs on a fresh instance that then serves.
   const r = await conn.restore(h, signal());
   assert.equal(r.ok, true, r.error);
@@ -46,7 +46,7 @@ test('protocol capture: ready, snapshot-complete, clean exit 0, restore path ser
   const body = (await res.json()) as { choices: { text: string }[]; usage: { prompt_tokens_details: { cached_tokens: number } } };
   assert.equal(body.choices[0]!.text.trim().split(' ').length, 4);
   assert.equal(body.usage.prompt_tokens_details.cached_tokens, 0);
-  await waitUntil(() => f.logText().includes('Resuming model after restore'), 5000, 'restore log line');
+  await waitUntil(() => f.logText().includes('Restore sentinel detected; returning application-paused') && f.logText().includes('Applied snapshot restore context runtime env'), 5000, 'restore log lines');
   await conn.stop(h, 2000);
   await f.waitFor((e) => e.type === 'process_exit' && e.role === 'restored');
   await f.stop();

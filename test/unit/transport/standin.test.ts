@@ -1,6 +1,7 @@
 /**
- * The stand-in engine on its own: the exact lifecycle strings of dynamo-snapshot.md §6, each log
- * format routed to the right ranks (§7), warm-up skipped on a chosen rank, and both exits.
+ * The stand-in engine on its own: the lifecycle strings of the pinned ai-dynamo 1.6.1 lifecycle,
+ * each log format routed to exactly the real ranks, the warm-up logged once by the main process (or
+ * per rank, skipped on a chosen rank), and both exits.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,7 +16,7 @@ async function runToCapture(args: string[]) {
   const control = path.join(dir, 'ctl');
   fs.mkdirSync(control);
   const p = execa('python3', [STANDIN(), '--warmup-seconds', '0.05', '--load-seconds', '0', ...args], {
-    env: { DYN_SNAPSHOT_CONTROL_DIR: control, NCCL_CUMEM_ENABLE: '1' },
+    env: { DYN_SNAPSHOT_CONTROL_DIR: control, NCCL_IB_DISABLE: '0' },
     reject: false,
     all: true,
   });
@@ -27,15 +28,16 @@ async function runToCapture(args: string[]) {
 }
 
 test('vLLM format: exact lifecycle lines, per-rank prefixes, os._exit(0) after capture', async () => {
-  const { r, out, control, dir } = await runToCapture(['--dp', '3', '--skip-warmup-rank', '1']);
+  const { r, out, control, dir } = await runToCapture(['--dp', '3', '--warmup-log', 'per-rank', '--skip-warmup-rank', '1']);
   assert.equal(r.exitCode, 0);
   for (const s of [
     'Snapshot mode enabled (watcher-driven signals)',
-    "Overriding NCCL_CUMEM_ENABLE='1' with '0' for snapshot mode because cuda-checkpoint does not support cuMem-backed NCCL allocations",
+    "Overriding NCCL_IB_DISABLE='0' with '1' for snapshot mode because CRIU and cuda-checkpoint cannot restore InfiniBand state",
     'Pausing model',
     `Ready for snapshot. Polling for sentinel in ${control} (snapshot-complete or restore-complete)`,
     'Snapshot completion sentinel detected',
-    'Initial vLLM snapshot captured successfully; exiting without destroying the engine',
+    'vLLM snapshot captured successfully',
+    '\x1b[1;36m(EngineCore_DP2 pid=',
   ]) assert.ok(out.includes(s), `missing: ${s}`);
   const router = createLogRouter({ dir: path.join(dir, 'logs') });
   router.push('engine.log', out + '\n');
@@ -50,6 +52,7 @@ test('SGLang and TRT-LLM formats route to DP/RANK ranks', async () => {
   for (const [fmt, backend, ranks, capture] of [
     ['sglang', 'sglang', ['main', 'DP0', 'DP1'], 'SGLang snapshot warmup complete'],
     ['trtllm', 'trtllm', ['main', 'RANK0', 'RANK1'], 'Initial TRT-LLM snapshot captured successfully; exiting without destroying the engine'],
+    ['vllm', 'vllm', ['main', 'DP0', 'DP1'], 'vLLM snapshot warmup complete'],
   ] as const) {
     const { r, out, dir } = await runToCapture(['--dp', '2', '--log-format', fmt]);
     assert.equal(r.exitCode, 0);
