@@ -14,6 +14,7 @@ Subcommands (argv: SUBCOMMAND CONFIG_JSON):
   restore   criu restore + CUDA restore/unlock, or the protocol restore path on a live worker
   stop      TERM then KILL, by process group
   supervise (internal) parent of one engine or restored tree; records how it ended
+  reap-context (internal) removes restore-context.json once the restored process has read it
 """
 import ctypes
 import json
@@ -29,7 +30,7 @@ import time
 
 AGENT_VERSION = "0.1.0"
 PROTOCOL = 1
-SENTINELS = ("ready-for-snapshot", "snapshot-complete", "restore-complete", "restore-context.json")
+SENTINELS = ("ready-for-snapshot", "snapshot-complete", "restore-complete", "restore-failed", "restore-context.json")
 MAX_CHUNK = 1024 * 1024  # JSON-escaped worst case (6x) stays under the 8 MiB event limit
 # Framed log chunks (agentEvents.ts LOG_FRAME_FORMAT): a `log_frame` header line, then the raw bytes.
 # No escaping, so a frame can be larger (the extension rejects headers announcing > 8 MiB).
@@ -459,6 +460,19 @@ class Cuda(object):
                   "unlock": "cuCheckpointProcessUnlock"}[action]
             self._drv(fn, pid, ctypes.byref(Args64()), action)
 
+    def unlock_tolerant(self, pid):
+        """Unlock; an error counts as success when the process already runs (agent/internal/cuda
+        RestoreAndUnlockProcessTree: "unlock returned error but process is already running")."""
+        try:
+            self.action("unlock", pid)
+        except AgentError:
+            try:
+                st = self.state(pid)
+            except AgentError:
+                st = "unknown"
+            if st != "running":
+                raise
+
     def release(self, pid):
         """Bring a process back to running after a failed capture: restore if checkpointed, then unlock."""
         try:
@@ -468,12 +482,7 @@ class Cuda(object):
         if st == "checkpointed":
             self.action("restore", pid)
         if st in ("checkpointed", "locked", "unknown"):
-            try:
-                self.action("unlock", pid)
-            except AgentError:
-                # An unlock error counts as success when the process is already running (Dynamo's agent does the same).
-                if self.state(pid) != "running":
-                    raise
+            self.unlock_tolerant(pid)
 
 
 # ---------------------------------------------------------------- hello
@@ -901,6 +910,83 @@ def check_cancelled():
         raise AgentError("cancelled: the extension closed the connection", "cancelled")
 
 
+# The two protocol generations of the snapshot agent (docs/compatibility.md):
+#   release: ai-dynamo/snapshot up to b7e707c (2026-08) — CRIU dumps with --leave-running, the agent
+#            writes snapshot-complete ("done\n") and the source exits by itself; restore-complete "done\n".
+#   kill:    ai-dynamo/snapshot after #101 — the dump terminates the source (LeaveRunning false) and no
+#            snapshot-complete is written; restore-complete is "pid=<N>\n" (api/podcontract
+#            FormatRestoreComplete) and a failed restore leaves a restore-failed sentinel before the
+#            destination is killed.
+GENERATIONS = ("release", "kill")
+
+# CRIU options as the upstream agent sets them (ai-dynamo/snapshot charts/snapshot/values.yaml and
+# agent/internal/criu/{dump,restore,util}.go), in CLI form: name -> (default, dump flags, restore flags).
+# A value of False/None drops the option; docs/transport.md says why each one is there.
+CRIU_OPTIONS = {
+    "shellJob": (True, ["--shell-job"], ["--shell-job"]),
+    "tcpEstablished": (True, ["--tcp-established"], ["--tcp-established"]),
+    "fileLocks": (True, ["--file-locks"], ["--file-locks"]),
+    "extUnixSk": (True, ["--ext-unix-sk"], ["--ext-unix-sk"]),
+    "linkRemap": (True, ["--link-remap"], ["--link-remap"]),
+    "extMasters": (True, ["--enable-external-masters"], []),
+    "ghostLimit": (536870912, ["--ghost-limit", "{}"], []),
+    "manageCgroupsMode": ("soft", ["--manage-cgroups={}"], ["--manage-cgroups={}"]),
+    "allowUprobes": (True, ["--allow-uprobes"], ["--allow-uprobes"]),
+    "skipInFlight": (True, ["--skip-in-flight"], ["--skip-in-flight"]),
+    "rstSibling": (True, [], ["--restore-sibling"]),
+    "evasiveDevices": (True, [], ["--evasive-devices"]),
+    "forceIrmap": (True, [], ["--force-irmap"]),
+    "networkLock": ("skip", [], ["--network-lock", "{}"]),
+}
+
+
+def criu_option_args(cfg, which):
+    """The upstream agent's CRIU options for `which` ("dump" or "restore"), with the profile's overrides."""
+    overrides = cfg.get("criuOptions") or {}
+    unknown = sorted(set(overrides) - set(CRIU_OPTIONS) - {"pluginDir"})
+    if unknown:
+        raise AgentError("unknown CRIU option(s) %s (known: %s)" % (", ".join(unknown), ", ".join(sorted(CRIU_OPTIONS))), "bad-config")
+    out = []
+    for name, (default, dump_flags, restore_flags) in CRIU_OPTIONS.items():
+        value = overrides.get(name, default)
+        flags = dump_flags if which == "dump" else restore_flags
+        if value is None or value is False or not flags:
+            continue
+        out += [f.format(value) for f in flags]
+    return out
+
+
+def plugin_dir(run, cfg):
+    """-L for CRIU: a dedicated empty plugin directory, so no system plugin (CRIU's cuda_plugin.so) locks
+    CUDA a second time — the agent does CUDA itself, as the upstream agent does (values.yaml libDir)."""
+    d = (cfg.get("criuOptions") or {}).get("pluginDir")
+    if d:
+        return d
+    d = os.path.join(run.dir, "criu-plugins")
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    if os.listdir(d):
+        raise AgentError("the dedicated CRIU plugin directory %s is not empty" % d, "bad-config")
+    return d
+
+
+def generation_of(cfg):
+    g = cfg.get("generation") or "release"
+    if g not in GENERATIONS:
+        raise AgentError("unknown protocol generation %r (expected one of %s)" % (g, ", ".join(GENERATIONS)), "bad-config")
+    return g
+
+
+def kill_tree(rec):
+    """SIGKILL the source's whole tree (what a dump without --leave-running does to it)."""
+    pids = tree(rec["pid"])
+    for p in pids:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+    return pids
+
+
 def cmd_capture(cfg):
     run = Run(run_dir_of(cfg))
     mode = cfg.get("mode", "protocol")
@@ -908,18 +994,26 @@ def cmd_capture(cfg):
     timings = {}
     result = {"mode": mode, "timingsMs": timings}
     try:
+        generation = generation_of(cfg)
+        result["generation"] = generation
         if not rec:
             raise AgentError("no source process in %s" % run.dir, "no-source")
         with Step(timings, "wait_ready", rec["pid"]):
             wait_ready(run, rec, float(cfg.get("readyTimeoutS", 900)))
         if mode == "criu":
-            capture_criu(run, rec, cfg, timings, result)
+            capture_criu(run, rec, cfg, timings, result, generation)
         elif mode == "command":
             capture_command(run, rec, cfg, timings)
         elif mode != "protocol":
             raise AgentError("unknown capture mode %r" % mode, "bad-config")
-        with Step(timings, "write_snapshot_complete"):
-            write_atomic(run.sentinel("snapshot-complete"), "done\n")
+        if generation == "release":
+            with Step(timings, "write_snapshot_complete"):
+                write_atomic(run.sentinel("snapshot-complete"), "done\n")
+        elif mode != "criu":
+            # The dump terminates the source (Snapshot #101); without a dump, the agent does it.
+            with Step(timings, "kill_source", rec["pid"]):
+                kill_tree(rec)
+        result["sourceKilled"] = generation == "kill"
         emit("capture_result", ok=True, **result)
         return True
     except AgentError as e:
@@ -939,13 +1033,14 @@ def capture_command(run, rec, cfg, timings):
             raise AgentError("capture command %s exited with %d (output in capture-command.log)" % (argv[0], rc), "capture-command")
 
 
-def capture_criu(run, rec, cfg, timings, result):
+def capture_criu(run, rec, cfg, timings, result, generation):
     criu = cfg.get("criuPath") or "criu"
     img = os.path.join(run.dir, "images", "checkpoint")
     if os.path.exists(img):
         shutil.rmtree(img)
     os.makedirs(img)
     result["imageDir"] = img
+    options = criu_option_args(cfg, "dump") + ["-L", plugin_dir(run, cfg)]
     pids = tree(rec["pid"])
     cuda = Cuda(cfg.get("cudaCheckpointPath"))
     cuda_pids = []
@@ -969,7 +1064,9 @@ def capture_criu(run, rec, cfg, timings, result):
             with Step(timings, "cuda_checkpoint", p):
                 cuda.action("checkpoint", p)
         check_cancelled()
-        argv = [criu, "dump", "-t", str(rec["pid"]), "-D", img, "--leave-running", "-v4", "-o", "dump.log"] + list(cfg.get("extraArgs") or [])
+        # --leave-running only in the release generation: after #101 the dump itself ends the source.
+        keep = ["--leave-running"] if generation == "release" else []
+        argv = [criu, "dump", "-t", str(rec["pid"]), "-D", img] + keep + ["-v4", "-o", "dump.log"] + options + list(cfg.get("extraArgs") or [])
         out = os.path.join(run.dir, "criu-dump.log")  # criu's stdout/stderr (its -v4 log is dump.log in the image dir)
         with Step(timings, "criu_dump", rec["pid"]):
             # Attached (own group, in _attached): a cancelled capture kills it instead of leaving it
@@ -983,6 +1080,16 @@ def capture_criu(run, rec, cfg, timings, result):
                                  tail_text(os.path.join(img, "dump.log"), 1500)), "criu-dump")
         result["imageBytes"] = dir_bytes(img)
     except AgentError:
+        if generation == "kill":
+            # The upstream agent SIGKILLs a source a failed dump may have left unsafe (CheckpointNeedsSourceKill).
+            for p in locked:
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except OSError:
+                    pass
+            if locked:
+                kill_tree(rec)
+            raise
         # Never leave the source frozen: bring every CUDA process we touched back to running.
         for p in locked:
             with Step(timings, "cuda_release", p):
@@ -995,46 +1102,132 @@ def capture_criu(run, rec, cfg, timings, result):
 
 # ---------------------------------------------------------------- restore
 
+# Names a Dynamo worker takes from restore-context.json (ai-dynamo 1.6.1 common/snapshot/constants.py:
+# KUBERNETES_REQUIRED_ENV_NAMES + KUBERNETES_OPTIONAL_ENV_NAMES + RESTORE_RUNTIME_ENV_NAMES; restore_context.py
+# ignores any other). Kept equal to src/core/settings/restoreContext.ts and to the installed package by
+# test/system/dynamo/contract.test.ts.
+RESTORE_CONTEXT_NAMES = (
+    "CONTAINER_NAME", "DYN_COMPONENT", "DYN_DISCOVERY_BACKEND", "DYN_EVENT_PLANE", "DYN_EVENT_PLANE_HOST",
+    "DYN_GMS_USE_V1", "DYN_HEALTH_CHECK_ENABLED", "DYN_KUBE_DISCOVERY_MODE", "DYN_NAMESPACE",
+    "DYN_NAMESPACE_WORKER_SUFFIX", "DYN_PARENT_DGD_K8S_NAME", "DYN_PARENT_DGD_K8S_NAMESPACE", "DYN_REQUEST_PLANE",
+    "DYN_SYSTEM_HEALTH_PATH", "DYN_SYSTEM_HOST", "DYN_SYSTEM_LIVE_PATH", "DYN_SYSTEM_PORT",
+    "DYN_SYSTEM_STARTING_HEALTH_STATUS", "DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS", "DYN_TCP_LISTEN_BACKLOG",
+    "DYN_TCP_RESPONSE_STREAM_HOST", "DYN_TCP_RESPONSE_STREAM_PORT", "DYN_TCP_RPC_HOST", "DYN_TCP_RPC_PORT",
+    "DYN_VLLM_GMS_SHADOW_MODE", "ENGINE_ID", "ETCD_ENDPOINTS", "FAILOVER_LOCK_PATH", "MODEL_EXPRESS_URL",
+    "NATS_SERVER", "POD_NAME", "POD_NAMESPACE", "POD_UID", "PROMETHEUS_ENDPOINT",
+)
+
+
+def restore_context_payload(run, cfg):
+    """What a restore standby process would capture (restore_context.write_snapshot_restore_context): every
+    allow-listed name, sorted, its restore-time value (the profile's restoreContextEnv, else its env) or null
+    (= unset it in the restored process). Names outside the list are refused: Dynamo would ignore them."""
+    given = cfg.get("restoreContext") or {}
+    bad = sorted(k for k in given if k not in RESTORE_CONTEXT_NAMES)
+    if bad:
+        raise AgentError("restoreContextEnv names %s are not restored by Dynamo (allowed: %s)" % (", ".join(bad), ", ".join(RESTORE_CONTEXT_NAMES)), "bad-config")
+    env = run.meta.get("env") or {}
+    ctx = {"env": {n: (given[n] if n in given else env.get(n)) for n in sorted(RESTORE_CONTEXT_NAMES)}}
+    for n, v in ctx["env"].items():
+        if v is not None and not isinstance(v, str):
+            raise AgentError("restoreContextEnv %s must be a string or null" % n, "bad-config")
+    return (json.dumps(ctx, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def write_private_atomic(path, data):
+    """Like write_atomic, but the file is 0600 from its first byte: the restore env may hold secrets."""
+    d, name = os.path.split(path)
+    tmp = os.path.join(d, "." + name + ".tmp")
+    if os.path.lexists(tmp):
+        os.unlink(tmp)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        while data:
+            data = data[os.write(fd, data):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.rename(tmp, path)
+
+
+def restore_complete_content(generation, pid):
+    return "pid=%d\n" % pid if generation == "kill" else "done\n"
+
 
 def cmd_restore(cfg):
     run = Run(run_dir_of(cfg))
     mode = cfg.get("mode", "protocol")
     timings = {}
     result = {"mode": mode, "timingsMs": timings}
+    generation = "release"
     try:
+        generation = generation_of(cfg)
+        result["generation"] = generation
+        ctx = restore_context_payload(run, cfg)
         if mode == "criu":
-            pid = restore_criu(run, cfg, timings)
+            pid = restore_criu(run, cfg, timings, ctx)
         else:
-            pid = restore_protocol(run, cfg, timings)
-        ctx = {"env": cfg.get("restoreContext") or {}}
-        with Step(timings, "write_restore_context"):
-            write_atomic(run.sentinel("restore-context.json"), json.dumps(ctx))
+            pid = restore_protocol(run, cfg, timings, ctx)
         with Step(timings, "write_restore_complete"):
-            write_atomic(run.sentinel("restore-complete"), "done\n")
+            write_atomic(run.sentinel("restore-complete"), restore_complete_content(generation, pid))
+        start_context_reaper(run, pid, float(cfg.get("timeoutS", 600)))
         emit("restore_result", ok=True, pid=pid, **result)
         return True
     except AgentError as e:
+        if generation == "kill":
+            restore_failed(run, e)
+        else:
+            remove_context(run)
         emit("restore_result", ok=False, error=str(e), **result)
         return False
+
+
+def restore_failed(run, err):
+    """The #101 generation: restore-failed is written before the destination is killed, so a later
+    incarnation knows this restore was spent (api/podcontract RestoreFailedFile)."""
+    try:
+        write_atomic(run.sentinel("restore-failed"), "%s\n" % str(err)[:500])
+    except OSError as e:
+        emit("warning", message="could not write restore-failed: %s" % e, code="restore-failed")
+    name, rec = run.current()
+    if rec and rec.get("role") == "restored" and alive(rec):
+        kill_tree(rec)
+    remove_context(run)
+
+
+def remove_context(run):
+    try:
+        os.unlink(run.sentinel("restore-context.json"))
+    except OSError:
+        pass
 
 
 def clear_for_restore(run):
     # A stale restore-complete would release the restored process too early, and a leftover
     # snapshot-complete would make it exit again (it polls snapshot-complete first).
-    for name in ("restore-complete", "snapshot-complete", "ready-for-snapshot", "restore-context.json"):
+    for name in ("restore-complete", "restore-failed", "snapshot-complete", "ready-for-snapshot", "restore-context.json"):
         p = run.sentinel(name)
         if os.path.lexists(p):
             os.unlink(p)
 
 
-def restore_protocol(run, cfg, timings):
+def write_context(run, timings, ctx):
+    # Before the restore, as the restore standby process does (restore_context.py): the restored
+    # process reads it as soon as it sees restore-complete.
+    with Step(timings, "write_restore_context"):
+        write_private_atomic(run.sentinel("restore-context.json"), ctx)
+
+
+def restore_protocol(run, cfg, timings, ctx):
     name, rec = run.current()
     if rec and alive(rec):
         with Step(timings, "wait_ready", rec["pid"]):
             wait_ready(run, rec, float(cfg.get("readyTimeoutS", 900)))
-        for n in ("restore-complete", "snapshot-complete"):
+        for n in ("restore-complete", "restore-failed", "snapshot-complete"):
             if os.path.lexists(run.sentinel(n)):
                 os.unlink(run.sentinel(n))
+        write_context(run, timings, ctx)
         return rec["pid"]
     # No live worker to release: start a fresh one and exercise its restore path instead.
     clear_for_restore(run)
@@ -1043,10 +1236,11 @@ def restore_protocol(run, cfg, timings):
         phase("start_restore_target", "end", detail="source is gone: started a fresh instance (pid %d) to exercise the restore path" % rec["pid"], pid=rec["pid"])
     with Step(timings, "wait_ready", rec["pid"]):
         wait_ready(run, rec, float(cfg.get("readyTimeoutS", 900)))
+    write_context(run, timings, ctx)
     return rec["pid"]
 
 
-def restore_criu(run, cfg, timings):
+def restore_criu(run, cfg, timings, ctx):
     img = os.path.join(run.dir, "images", "checkpoint")
     if not os.path.exists(os.path.join(img, "inventory.img")):
         raise AgentError("no checkpoint image in %s: capture in criu mode first" % img, "no-image")
@@ -1062,24 +1256,86 @@ def restore_criu(run, cfg, timings):
                 raise AgentError("the source (pid %d) is still running; stop it before restoring" % src["pid"], "source-running")
             time.sleep(0.02)
     clear_for_restore(run)
+    write_context(run, timings, ctx)
+    options = criu_option_args(cfg, "restore") + ["-L", plugin_dir(run, cfg)]
     name, seq = run.next_name("restored")
     spec = {"mode": "criu-restore", "runDir": run.dir, "name": name, "role": "restored", "seq": seq,
-            "criu": cfg.get("criuPath") or "criu", "imageDir": img, "extraArgs": cfg.get("restoreExtraArgs") or [],
+            "criu": cfg.get("criuPath") or "criu", "imageDir": img, "extraArgs": options + list(cfg.get("restoreExtraArgs") or []),
             "log": os.path.join(run.logs, "%s.criu.log" % name), "launchTimeoutS": float(cfg.get("timeoutS", 600))}
     with Step(timings, "criu_restore"):
         rec = launch_supervisor(run, spec)
     cuda = Cuda(cfg.get("cudaCheckpointPath"))
     if cuda.backend:
         pids = [p for p in tree(rec["pid"]) if cuda.is_cuda(p)]
+        # Restore all, then unlock all (agent/internal/cuda RestoreAndUnlockProcessTree).
         for p in pids:
             with Step(timings, "cuda_restore", p):
                 cuda.action("restore", p)
         for p in pids:
             with Step(timings, "cuda_unlock", p):
-                cuda.action("unlock", p)
+                cuda.unlock_tolerant(p)
     else:
         phase("cuda_restore", "skipped", detail="no cuda-checkpoint and no driver checkpoint API")
     return rec["pid"]
+
+
+# ---------------------------------------------------------------- restore context reaper (detached)
+
+
+def start_context_reaper(run, pid, timeout_s):
+    """restore-context.json is removed once the restored process has read it (or has ended, or after
+    the restore timeout): the restore env can hold secrets and must not stay on disk (issue 13 item 7)."""
+    if not os.path.exists(run.sentinel("restore-context.json")):
+        return
+    spec = json.dumps({"runDir": run.dir, "pid": pid, "timeoutS": timeout_s})
+    subprocess.Popen([sys.executable, os.path.join(run.dir, "dsw_agent.py"), "reap-context", spec],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     start_new_session=True, close_fds=True)
+
+
+IN_OPEN, IN_CLOSE_NOWRITE = 0x20, 0x10
+
+
+def cmd_reap_context(spec):
+    run = Run(spec["runDir"])
+    path = run.sentinel("restore-context.json")
+    pid = int(spec.get("pid") or 0)
+    deadline = time.monotonic() + float(spec.get("timeoutS", 600))
+    fd = -1
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fd = libc.inotify_init1(os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        if fd >= 0 and libc.inotify_add_watch(fd, path.encode(), IN_OPEN | IN_CLOSE_NOWRITE) < 0:
+            os.close(fd)
+            fd = -1
+    except (OSError, AttributeError):
+        fd = -1
+    opened = False
+    while time.monotonic() < deadline and os.path.exists(path):
+        if pid and not os.path.exists("/proc/%d" % pid):
+            break  # the restored process is gone: nobody will read it
+        if fd >= 0:
+            try:
+                data = os.read(fd, 4096)
+            except BlockingIOError:
+                data = b""
+            except OSError:
+                data = b""
+            i = 0
+            done = False
+            while i + 16 <= len(data):
+                mask = int.from_bytes(data[i + 4:i + 8], sys.byteorder)
+                ln = int.from_bytes(data[i + 12:i + 16], sys.byteorder)
+                opened = opened or bool(mask & IN_OPEN)
+                done = done or (opened and bool(mask & IN_CLOSE_NOWRITE))
+                i += 16 + ln
+            if done:
+                break
+        time.sleep(0.02)
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 # ---------------------------------------------------------------- main
@@ -1103,6 +1359,9 @@ def main(argv):
         return 2
     if sub == "supervise":
         cmd_supervise(cfg)
+        return 0
+    if sub == "reap-context":
+        cmd_reap_context(cfg)
         return 0
     if sub not in COMMANDS:
         emit("error", message="unknown subcommand %r" % sub, code="bad-subcommand")

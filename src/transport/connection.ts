@@ -11,7 +11,7 @@ import {
   type RestoreResultEvent,
   type StartedEvent,
 } from '../core/protocol/agentEvents';
-import type { WorkerProfile } from '../core/settings/workerProfile';
+import { protocolGeneration, type WorkerProfile } from '../core/settings/workerProfile';
 import type {
   ConnectionEnvironment,
   FollowOptions,
@@ -112,6 +112,8 @@ export class AgentConnection implements WorkerConnection {
       criuPath: p.criu.path,
       cudaCheckpointPath: p.criu.cudaCheckpointPath,
       extraArgs: p.criu.extraArgs,
+      criuOptions: p.criu.options,
+      generation: protocolGeneration(p),
       captureCommand: p.captureCommand,
       readyTimeoutS: p.timeouts.readySeconds,
       timeoutS: p.timeouts.captureSeconds,
@@ -127,6 +129,8 @@ export class AgentConnection implements WorkerConnection {
       criuPath: p.criu.path,
       cudaCheckpointPath: p.criu.cudaCheckpointPath,
       restoreExtraArgs: p.criu.restoreExtraArgs,
+      criuOptions: p.criu.options,
+      generation: protocolGeneration(p),
       restoreContext: p.restoreContextEnv,
       readyTimeoutS: p.timeouts.readySeconds,
       exitTimeoutS: p.timeouts.exitSeconds,

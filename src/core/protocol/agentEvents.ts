@@ -96,7 +96,7 @@ export const LogFrameHeader = z
   .refine((h) => h.end - h.start === h.bytes, { message: 'end - start must equal bytes', path: ['bytes'] });
 export type LogFrameHeader = z.output<typeof LogFrameHeader>;
 
-export const SentinelName = z.enum(['ready-for-snapshot', 'snapshot-complete', 'restore-complete', 'restore-context.json']);
+export const SentinelName = z.enum(['ready-for-snapshot', 'snapshot-complete', 'restore-complete', 'restore-failed', 'restore-context.json']);
 export const SentinelEvent = z.object({
   ...base,
   type: z.literal('sentinel'),
@@ -124,6 +124,10 @@ export const CaptureResultEvent = z.object({
   imageBytes: z.number().nonnegative().optional(),
   timingsMs: z.record(z.string(), z.number()),
   error: z.string().optional(),
+  /** The snapshot agent generation the capture followed (docs/compatibility.md); absent from older agents. */
+  generation: z.enum(['release', 'kill']).optional(),
+  /** The capture itself ended the source (the kill generation: Snapshot #101); its SIGKILL is then expected. */
+  sourceKilled: z.boolean().optional(),
 });
 
 export const RestoreResultEvent = z.object({
@@ -134,6 +138,7 @@ export const RestoreResultEvent = z.object({
   pid: z.number().int().optional(),
   timingsMs: z.record(z.string(), z.number()),
   error: z.string().optional(),
+  generation: z.enum(['release', 'kill']).optional(),
 });
 
 export const ProcessExitEvent = z.object({

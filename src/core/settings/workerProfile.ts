@@ -3,6 +3,7 @@
  * Used by the extension, the CLI (`--config FILE`) and the tests; no `vscode` import.
  */
 import { z } from 'zod';
+import { RESTORE_CONTEXT_NAMES } from './restoreContext';
 
 const positiveSeconds = (what: string, dflt: number) => {
   const message = `${what} must be a finite number of seconds greater than 0`;
@@ -42,6 +43,12 @@ export const Transport = z.discriminatedUnion('kind', [LocalTransport, SshTransp
 
 export const Backend = z.enum(['vllm', 'sglang', 'trtllm', 'custom']);
 export const CaptureMode = z.enum(['protocol', 'criu', 'command']);
+/**
+ * Which snapshot agent generation the run plays (docs/compatibility.md): `release` writes
+ * snapshot-complete and lets the source exit (ai-dynamo/snapshot up to 2026-08); `kill` ends the source
+ * with the dump and writes `restore-complete` as `pid=<N>` (after Snapshot #101); `auto` is `release`.
+ */
+export const SnapshotProtocol = z.enum(['auto', 'release', 'kill']);
 
 export const SmokeSettings = z.strictObject({
   /** Base URL of the restored worker's OpenAI-compatible server, e.g. http://127.0.0.1:8000. `${port}` is replaced by the port the worker reports. */
@@ -62,11 +69,36 @@ export const Timeouts = z.strictObject({
   requestSeconds: positiveSeconds('timeouts.requestSeconds', 60),
 });
 
+/**
+ * Overrides of the CRIU options the upstream snapshot agent sets (names as in ai-dynamo/snapshot
+ * charts/snapshot/values.yaml; defaults and reasons in docs/transport.md). `false` drops an option.
+ */
+export const CriuOptions = z.strictObject({
+  shellJob: z.boolean().optional(),
+  tcpEstablished: z.boolean().optional(),
+  fileLocks: z.boolean().optional(),
+  extUnixSk: z.boolean().optional(),
+  linkRemap: z.boolean().optional(),
+  extMasters: z.boolean().optional(),
+  /** Bytes of deleted-but-open files kept inline in the image; `false` leaves CRIU's own limit. */
+  ghostLimit: z.union([z.number().int().min(0), z.literal(false)]).optional(),
+  manageCgroupsMode: z.union([z.enum(['ignore', 'soft', 'full', 'strict']), z.literal(false)]).optional(),
+  allowUprobes: z.boolean().optional(),
+  skipInFlight: z.boolean().optional(),
+  rstSibling: z.boolean().optional(),
+  evasiveDevices: z.boolean().optional(),
+  forceIrmap: z.boolean().optional(),
+  networkLock: z.union([z.enum(['iptables', 'nftables', 'skip']), z.literal(false)]).optional(),
+  /** CRIU plugin directory (-L); default: a dedicated empty one in the run directory. */
+  pluginDir: z.string().min(1).optional(),
+});
+
 export const CriuSettings = z.strictObject({
   /** criu executable on the worker. */
   path: z.string().min(1).default('criu'),
   /** cuda-checkpoint executable; when absent the agent uses the driver API through ctypes. */
   cudaCheckpointPath: z.string().min(1).optional(),
+  options: CriuOptions.default({}),
   extraArgs: z.array(z.string()).default([]),
   /** Extra arguments for `criu restore` (e.g. `--tcp-established`). */
   restoreExtraArgs: z.array(z.string()).default([]),
@@ -117,7 +149,14 @@ export const WorkerProfile = z
     restoreContextEnv: z
       .record(z.string(), z.string().nullable())
       .default({})
-      .refine((e) => Object.keys(e).every((k) => envName.test(k)), { message: 'restoreContextEnv names must match [A-Za-z_][A-Za-z0-9_]*' }),
+      .refine((e) => Object.keys(e).every((k) => envName.test(k)), { message: 'restoreContextEnv names must match [A-Za-z_][A-Za-z0-9_]*' })
+      .superRefine((e, ctx) => {
+        const bad = Object.keys(e).filter((k) => envName.test(k) && !RESTORE_CONTEXT_NAMES.includes(k));
+        if (bad.length) {
+          ctx.addIssue({ code: 'custom', message: `${bad.join(', ')} ${bad.length === 1 ? 'is' : 'are'} not restored by Dynamo (restore_context.py ignores names outside its list: ${RESTORE_CONTEXT_NAMES.join(', ')})` });
+        }
+      }),
+    snapshotProtocol: SnapshotProtocol.default('auto'),
     /** Expected data-parallel ranks (warm-up must be seen on each); default: the ranks seen in the logs. */
     dataParallelSize: z.number().int().min(1).max(1024).optional(),
     smoke: SmokeSettings.default(SmokeSettings.parse({})),
@@ -194,4 +233,13 @@ export function parseWorkerProfiles(raw: unknown): { profiles: WorkerProfile[]; 
     profiles.push(r.data);
   });
   return { profiles, problems };
+}
+
+/**
+ * The agent generation a run plays. `auto` is `release`: every ai-dynamo release and stored revision
+ * polls for snapshot-complete, so releasing the source also tests its exit path (the SystemExit
+ * class of bug); `kill` rehearses an agent after Snapshot #101, which ends the source with the dump.
+ */
+export function protocolGeneration(profile: Pick<WorkerProfile, 'snapshotProtocol'>): 'release' | 'kill' {
+  return profile.snapshotProtocol === 'kill' ? 'kill' : 'release';
 }

@@ -46,6 +46,8 @@ export class WorkerSession {
   startedAt?: number;
   /** When capture returned (snapshot-complete written). */
   capturedAt?: number;
+  /** The capture itself ended the source (kill generation): its SIGKILL is the expected outcome. */
+  sourceKilledByCapture?: boolean;
   /** When the last restore was requested. */
   restoreRequestedAt?: number;
   /** `exitCount` when the last restore was requested (exits after it belong to the restored worker). */
@@ -226,6 +228,7 @@ export class WorkerSession {
     this.reattached = false;
     this.startedAt = undefined;
     this.capturedAt = undefined;
+    this.sourceKilledByCapture = undefined;
     this.restoreRequestedAt = undefined;
     this.sentinels.clear();
     this.exits.length = 0;

@@ -85,12 +85,14 @@ export async function captureStep(rc: RunContext): Promise<void> {
     return;
   }
   session.stage = 'captured';
+  session.sourceKilledByCapture = result.sourceKilled === true;
   // The agent's own timings, less its wait for readiness: with an armed request `took` is mostly that wait.
   const work = Object.entries(result.timingsMs).filter(([k]) => k !== 'wait_ready').reduce((a, [, v]) => a + v, 0);
   rc.metrics.captureMs = armed && work > 0 ? work : took;
   rc.metrics.imageBytes = result.imageBytes;
   rc.metrics.phaseTimingsMs = { ...rc.metrics.phaseTimingsMs, ...prefixed('capture.', result.timingsMs) };
-  book.finish('capture', 'passed', `${result.mode} capture done in ${formatSeconds(rc.metrics.captureMs / 1000)}; snapshot-complete written`, evidence);
+  const release = result.sourceKilled ? 'the source was ended by the capture (Snapshot #101: no snapshot-complete)' : 'snapshot-complete written';
+  book.finish('capture', 'passed', `${result.mode} capture done in ${formatSeconds(rc.metrics.captureMs / 1000)}; ${release}`, evidence);
 }
 
 function prefixed(p: string, t: Record<string, number>): Record<string, number> {
@@ -122,7 +124,7 @@ export async function sourceExitStep(rc: RunContext): Promise<void> {
   }
   session.stage = 'exited';
   const capturedLines: Evidence[] = session.tracker.all().flatMap((r) => (r.seen.capture ? [{ kind: 'log', rank: r.id, text: r.seen.capture.line } as Evidence] : []));
-  const v = judgeSourceExit(exit, session.tracker.tail(20), exit.at - since);
+  const v = judgeSourceExit(exit, session.tracker.tail(20), exit.at - since, session.sourceKilledByCapture);
   const evidence = [...capturedLines, ...v.evidence];
   if (v.state === 'failed' && rc.findExitCause) {
     try {

@@ -34,10 +34,20 @@ export function helloEvidence(h: HelloEvent): Evidence[] {
   ];
 }
 
+/** Dynamo's snapshot docs (docs/kubernetes/snapshot.md): driver >= 580, >= 590 to test multi-GPU. */
+export const DYNAMO_MIN_DRIVER = 580;
+const MULTI_GPU_MIN_DRIVER = 590;
+
+function driverMajor(v: string | undefined | null): number | undefined {
+  const m = /^(\d+)\./.exec(v ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
 /** Pure: what the hello means for this profile's capture mode. */
 export function judgePreflight(profile: WorkerProfile, h: HelloEvent): Verdict {
   const problems: string[] = [];
   const warnings: string[] = [];
+  const notes: string[] = [];
   const t = profile.timeouts;
   for (const [k, v] of Object.entries(t)) {
     if (!(typeof v === 'number' && Number.isFinite(v) && v > 0)) problems.push(`timeouts.${k} must be a finite number of seconds greater than 0 (got ${String(v)})`);
@@ -49,10 +59,15 @@ export function judgePreflight(profile: WorkerProfile, h: HelloEvent): Verdict {
     if (h.gpus.length > 0 && !h.cudaCheckpoint.present && !h.cudaDriverCheckpointApi) {
       problems.push('GPUs are visible but neither cuda-checkpoint nor the driver checkpoint API (r570+) is available');
     }
+    const driver = driverMajor(h.driverVersion);
+    if (h.gpus.length > 0 && driver !== undefined && driver < DYNAMO_MIN_DRIVER) {
+      warnings.push(`NVIDIA driver ${h.driverVersion} is older than the ${DYNAMO_MIN_DRIVER} Dynamo Snapshot asks for (the checkpoint API exists from 570, but Dynamo supports and tests ${DYNAMO_MIN_DRIVER}+)`);
+    } else if (h.gpus.length > 1 && driver !== undefined && driver < MULTI_GPU_MIN_DRIVER) {
+      notes.push(`driver ${h.driverVersion}: Dynamo asks for ${MULTI_GPU_MIN_DRIVER}+ to checkpoint multi-GPU workers (cuda-checkpoint --launch-job needs 610+)`);
+    }
   }
   // Notes, not warnings: a CPU engine (the stand-in) is a valid worker, and a GPU engine that cannot
   // load fails its own start step with the engine's message, which says more than a guess here.
-  const notes: string[] = [];
   if (h.gpus.length === 0) notes.push(`no GPU is visible on the worker: only a CPU engine (such as the stand-in) can run there`);
   if (profile.transport.kind === 'kubernetes') notes.push('Kubernetes worker: capture and restore belong to the snapshot agent; this run observes them');
   const evidence: Evidence[] = [...problems, ...warnings, ...notes].map((text) => ({ kind: 'note', text }));

@@ -1,0 +1,17 @@
+/**
+ * The names a Dynamo worker takes from `restore-context.json`: ai-dynamo 1.6.1
+ * `dynamo/common/snapshot/constants.py` (KUBERNETES_REQUIRED_ENV_NAMES + KUBERNETES_OPTIONAL_ENV_NAMES +
+ * RESTORE_RUNTIME_ENV_NAMES); `restore_context.py` logs "Ignoring unsupported snapshot restore env" for
+ * any other. The agent keeps the same list (media/agent/dsw_agent.py RESTORE_CONTEXT_NAMES); both are
+ * compared with the installed package by test/system/dynamo/contract.test.ts.
+ */
+export const RESTORE_CONTEXT_NAMES: readonly string[] = [
+  'CONTAINER_NAME', 'DYN_COMPONENT', 'DYN_DISCOVERY_BACKEND', 'DYN_EVENT_PLANE', 'DYN_EVENT_PLANE_HOST',
+  'DYN_GMS_USE_V1', 'DYN_HEALTH_CHECK_ENABLED', 'DYN_KUBE_DISCOVERY_MODE', 'DYN_NAMESPACE',
+  'DYN_NAMESPACE_WORKER_SUFFIX', 'DYN_PARENT_DGD_K8S_NAME', 'DYN_PARENT_DGD_K8S_NAMESPACE', 'DYN_REQUEST_PLANE',
+  'DYN_SYSTEM_HEALTH_PATH', 'DYN_SYSTEM_HOST', 'DYN_SYSTEM_LIVE_PATH', 'DYN_SYSTEM_PORT',
+  'DYN_SYSTEM_STARTING_HEALTH_STATUS', 'DYN_SYSTEM_USE_ENDPOINT_HEALTH_STATUS', 'DYN_TCP_LISTEN_BACKLOG',
+  'DYN_TCP_RESPONSE_STREAM_HOST', 'DYN_TCP_RESPONSE_STREAM_PORT', 'DYN_TCP_RPC_HOST', 'DYN_TCP_RPC_PORT',
+  'DYN_VLLM_GMS_SHADOW_MODE', 'ENGINE_ID', 'ETCD_ENDPOINTS', 'FAILOVER_LOCK_PATH', 'MODEL_EXPRESS_URL',
+  'NATS_SERVER', 'POD_NAME', 'POD_NAMESPACE', 'POD_UID', 'PROMETHEUS_ENDPOINT',
+];
