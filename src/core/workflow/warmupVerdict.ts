@@ -78,8 +78,7 @@ function judgeMainWarmup(tracker: RankTracker, expected: readonly string[]): Ver
   const main = tracker.rank('main').seen;
   const start = main['warmup-start'];
   const done = main['warmup-done'];
-  const evidence: Evidence[] = [];
-  if (start) evidence.push({ kind: 'log', rank: 'main', text: start.line });
+  const evidence: Evidence[] = []; // the warm-up step already shows the start line
   const end: MarkerHit | undefined = done ?? main['warmup-failed'] ?? main['warmup-skipped'] ?? main['warmup-not-applicable'];
   if (end) evidence.push({ kind: 'log', rank: 'main', text: end.line });
   if (start && done) evidence.push({ kind: 'timing', text: 'warm-up (main process, every local DP rank)', valueMs: done.at - start.at });
