@@ -1169,9 +1169,11 @@ def cmd_restore(cfg):
             pid = restore_criu(run, cfg, timings, ctx)
         else:
             pid = restore_protocol(run, cfg, timings, ctx)
+        # Watch the context before the restored process can see restore-complete and read it.
+        watch = context_watch(run)
         with Step(timings, "write_restore_complete"):
             write_atomic(run.sentinel("restore-complete"), restore_complete_content(generation, pid))
-        start_context_reaper(run, pid, float(cfg.get("timeoutS", 600)))
+        start_context_reaper(run, pid, float(cfg.get("timeoutS", 600)), watch)
         emit("restore_result", ok=True, pid=pid, **result)
         return True
     except AgentError as e:
@@ -1282,53 +1284,70 @@ def restore_criu(run, cfg, timings, ctx):
 # ---------------------------------------------------------------- restore context reaper (detached)
 
 
-def start_context_reaper(run, pid, timeout_s):
+IN_OPEN, IN_CLOSE_NOWRITE = 0x20, 0x10
+
+
+def context_watch(run):
+    """An inotify fd watching restore-context.json for its reader's open and close; -1 without inotify."""
+    path = run.sentinel("restore-context.json")
+    if not os.path.exists(path):
+        return -1
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fd = libc.inotify_init1(os.O_NONBLOCK)
+    except (OSError, AttributeError):
+        return -1
+    if fd < 0:
+        return -1
+    if libc.inotify_add_watch(fd, path.encode(), IN_OPEN | IN_CLOSE_NOWRITE) < 0:
+        os.close(fd)
+        return -1
+    return fd
+
+
+def start_context_reaper(run, pid, timeout_s, watch):
     """restore-context.json is removed once the restored process has read it (or has ended, or after
     the restore timeout): the restore env can hold secrets and must not stay on disk (issue 13 item 7)."""
     if not os.path.exists(run.sentinel("restore-context.json")):
         return
-    spec = json.dumps({"runDir": run.dir, "pid": pid, "timeoutS": timeout_s})
-    subprocess.Popen([sys.executable, os.path.join(run.dir, "dsw_agent.py"), "reap-context", spec],
-                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True, close_fds=True)
+    spec = json.dumps({"runDir": run.dir, "pid": pid, "timeoutS": timeout_s, "watchFd": watch})
+    try:
+        subprocess.Popen([sys.executable, os.path.join(run.dir, "dsw_agent.py"), "reap-context", spec],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True, close_fds=True, pass_fds=(watch,) if watch >= 0 else (), cwd=run.dir)
+    finally:
+        if watch >= 0:
+            os.close(watch)
 
 
-IN_OPEN, IN_CLOSE_NOWRITE = 0x20, 0x10
+def read_closed_after_open(fd, opened):
+    """Drains inotify events; (opened, done): done once a close follows an open of the watched file."""
+    try:
+        data = os.read(fd, 4096)
+    except OSError:  # BlockingIOError: nothing new
+        return opened, False
+    i, done = 0, False
+    while i + 16 <= len(data):
+        mask = int.from_bytes(data[i + 4:i + 8], sys.byteorder)
+        length = int.from_bytes(data[i + 12:i + 16], sys.byteorder)
+        opened = opened or bool(mask & IN_OPEN)
+        done = done or (opened and bool(mask & IN_CLOSE_NOWRITE))
+        i += 16 + length
+    return opened, done
 
 
 def cmd_reap_context(spec):
     run = Run(spec["runDir"])
     path = run.sentinel("restore-context.json")
     pid = int(spec.get("pid") or 0)
+    fd = int(spec.get("watchFd", -1))
     deadline = time.monotonic() + float(spec.get("timeoutS", 600))
-    fd = -1
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        fd = libc.inotify_init1(os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-        if fd >= 0 and libc.inotify_add_watch(fd, path.encode(), IN_OPEN | IN_CLOSE_NOWRITE) < 0:
-            os.close(fd)
-            fd = -1
-    except (OSError, AttributeError):
-        fd = -1
     opened = False
     while time.monotonic() < deadline and os.path.exists(path):
         if pid and not os.path.exists("/proc/%d" % pid):
             break  # the restored process is gone: nobody will read it
         if fd >= 0:
-            try:
-                data = os.read(fd, 4096)
-            except BlockingIOError:
-                data = b""
-            except OSError:
-                data = b""
-            i = 0
-            done = False
-            while i + 16 <= len(data):
-                mask = int.from_bytes(data[i + 4:i + 8], sys.byteorder)
-                ln = int.from_bytes(data[i + 12:i + 16], sys.byteorder)
-                opened = opened or bool(mask & IN_OPEN)
-                done = done or (opened and bool(mask & IN_CLOSE_NOWRITE))
-                i += 16 + ln
+            opened, done = read_closed_after_open(fd, opened)
             if done:
                 break
         time.sleep(0.02)
