@@ -77,3 +77,27 @@ describe('rank tracker', () => {
     assert.equal(t.tail(100).length, 5);
   });
 });
+
+describe('the lines of the pinned ai-dynamo 1.6.1 and the newer upstream revisions', () => {
+  // Source: ai-dynamo 1.6.1 (PyPI) dynamo/common/snapshot/lifecycle.py, restore_context.py, vllm|sglang|trtllm/snapshot.py;
+  // "Unified vLLM snapshot mode enabled": ai-dynamo/dynamo vLLM unified entrypoint (stored revision).
+  const table: [string, string][] = [
+    ['Restore sentinel detected; returning application-paused', 'restore'],
+    ['Applied snapshot restore context runtime env', 'resume'],
+    ['Refreshed snapshot restore runtime config', 'resume'],
+    ['[Shadow] Engine awake, registering with discovery', 'resume'],
+    ['vLLM snapshot captured successfully', 'capture'],
+    ['Unified vLLM snapshot mode enabled', 'snapshot-mode'],
+    ['SGLang engine loaded in 3.21s (snapshot mode)', 'load'],
+    ['SGLang engine loaded in 3.21s (checkpoint mode)', 'load'],
+    ['Skipping SGLang snapshot warmup for non-generation model', 'warmup-not-applicable'],
+    ["Overriding NCCL_IB_DISABLE='0' with '1' for snapshot mode because CRIU and cuda-checkpoint cannot restore InfiniBand state", 'note'],
+    ["Overriding HF_HUB_OFFLINE='0' with '1' in snapshot mode to avoid external Hugging Face sockets in snapshotted processes", 'note'],
+    ['This vLLM build has no AsyncLLM.checkpoint_prepare/checkpoint_restore; snapshotting without communicator checkpointing. Requires vLLM 0.27.0 or newer.', 'note'],
+    ['--embedding-worker-processes greater than 1 is incompatible with checkpoint mode (DYN_SNAPSHOT_CONTROL_DIR is set).', 'config-error'],
+    ['TRT-LLM Dynamo Snapshot currently supports only the aggregated text worker path. Unsupported snapshot setting(s): --connector kvbm', 'config-error'],
+  ];
+  for (const [message, kind] of table) {
+    it(`${JSON.stringify(message.slice(0, 50))} → ${kind}`, () => assert.equal(matchMarker(message)?.kind, kind));
+  }
+});
