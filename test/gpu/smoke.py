@@ -755,11 +755,14 @@ class Proof(object):
         return "pid %d, pgid %d, control dir %s" % (s["pid"], s["pgid"], s["controlDir"])
 
     def s_warmup(self):
+        # Logged once by the main process for every DP rank, as upstream does (the engines' default);
+        # with --engine-arg=--warmup-log=per-rank, once per rank.
         pat = re.compile(r"snapshot warmup complete")
+        per_rank = any("per-rank" in x for x in self.a.engine_arg)
 
         def done():
             self.engine_died()
-            return len(pat.findall(self.engine_log())) >= self.ranks()
+            return len(pat.findall(self.engine_log())) >= (self.ranks() if per_rank else 1)
 
         self.wait_for("warm-up on %d rank(s)" % self.ranks(), done, self.a.warmup_timeout)
         log_ = self.engine_log()
