@@ -145,7 +145,7 @@ export const WorkerProfile = z
     controlDir: z.string().min(1).optional(),
     captureMode: CaptureMode.default('protocol'),
     captureCommand: z.array(z.string()).min(1).optional(),
-    /** Written to restore-context.json as `{"env": …}` before restore-complete; `null` unsets a variable in the restored worker. */
+    /** The restore-time env, written with `env` for the rest to restore-context.json before the restore (docs/transport.md); `null` unsets a variable in the restored worker. */
     restoreContextEnv: z
       .record(z.string(), z.string().nullable())
       .default({})
