@@ -40,6 +40,7 @@ if (!fs.existsSync(path.join(hostDir, 'node_modules/code-server'))) {
   process.exit(1);
 }
 step('packaging the extension and installing it into the offline VS Code host');
+fs.mkdirSync(path.join(root, 'dist-vsix'), { recursive: true }); // vsce does not create the output folder (fresh clone)
 must(spawnSync('npm', ['run', '--silent', 'package'], { cwd: root, stdio: 'inherit' }), 'package');
 const state = path.join(root, '.cache/demo-host');
 const env = { ...process.env, EXTENSIONS_GALLERY: '{}', XDG_CONFIG_HOME: path.join(state, 'config'), XDG_DATA_HOME: path.join(state, 'data') };

@@ -14,21 +14,30 @@ export const STANDIN_ENGINE_RELATIVE_PATH = path.join('media', 'engine', 'standi
 export const REAL_LIFECYCLE_ENGINE_RELATIVE_PATH = path.join('media', 'engine', 'real_lifecycle_engine.py');
 export const REAL_LIFECYCLE = 'real-lifecycle';
 
-const DEMO_TIMEOUTS = { readySeconds: 60, warmupSeconds: 60, captureSeconds: 60, exitSeconds: 20, restoreSeconds: 60, requestSeconds: 10 };
-
-export function localDemoProfile(extensionRoot: string, extraArgs: string[] = []): WorkerProfile {
+/** A CPU engine with 2 DP ranks and vLLM-style logs on this machine, released through the protocol. */
+function demoProfile(name: string, description: string, command: string[]): WorkerProfile {
   return WorkerProfile.parse({
-    name: LOCAL_DEMO,
-    description: 'Stand-in engine on this machine (CPU only, 2 data-parallel ranks, vLLM-style logs)',
+    name,
+    description,
     transport: { kind: 'local' },
     backend: 'vllm',
-    command: ['python3', path.join(extensionRoot, STANDIN_ENGINE_RELATIVE_PATH), '--dp', '2', ...extraArgs],
+    command,
     python: 'python3',
     captureMode: 'protocol',
     dataParallelSize: 2,
     smoke: { model: 'standin/tiny-model', requests: 5 },
-    timeouts: DEMO_TIMEOUTS,
+    timeouts: { readySeconds: 60, warmupSeconds: 60, captureSeconds: 60, exitSeconds: 20, restoreSeconds: 60, requestSeconds: 10 },
   });
+}
+
+export function localDemoProfile(extensionRoot: string, extraArgs: string[] = []): WorkerProfile {
+  return demoProfile(LOCAL_DEMO, 'Stand-in engine on this machine (CPU only, 2 data-parallel ranks, vLLM-style logs)', [
+    'python3',
+    path.join(extensionRoot, STANDIN_ENGINE_RELATIVE_PATH),
+    '--dp',
+    '2',
+    ...extraArgs,
+  ]);
 }
 
 /** The Python that has the pinned ai-dynamo package: the repository's .venv, else python3. */
@@ -38,18 +47,13 @@ export function dynamoPython(extensionRoot: string): string {
 }
 
 export function realLifecycleProfile(extensionRoot: string, extraArgs: string[] = []): WorkerProfile {
-  return WorkerProfile.parse({
-    name: REAL_LIFECYCLE,
-    description: 'The real ai-dynamo snapshot lifecycle around the CPU stand-in engine (2 data-parallel ranks, vLLM-style logs)',
-    transport: { kind: 'local' },
-    backend: 'vllm',
-    command: [dynamoPython(extensionRoot), path.join(extensionRoot, REAL_LIFECYCLE_ENGINE_RELATIVE_PATH), '--dp', '2', ...extraArgs],
-    python: 'python3',
-    captureMode: 'protocol',
-    dataParallelSize: 2,
-    smoke: { model: 'standin/tiny-model', requests: 5 },
-    timeouts: DEMO_TIMEOUTS,
-  });
+  return demoProfile(REAL_LIFECYCLE, 'The real ai-dynamo snapshot lifecycle around the CPU stand-in engine (2 data-parallel ranks, vLLM-style logs)', [
+    dynamoPython(extensionRoot),
+    path.join(extensionRoot, REAL_LIFECYCLE_ENGINE_RELATIVE_PATH),
+    '--dp',
+    '2',
+    ...extraArgs,
+  ]);
 }
 
 /** The user's profiles plus the built-ins; a user profile with a built-in's name replaces it. */
