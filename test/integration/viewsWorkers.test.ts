@@ -15,20 +15,21 @@ suite('Views: workers', () => {
     await cfg().update('defaultWorker', undefined, vscode.ConfigurationTarget.Workspace);
   });
 
-  test('lists the built-in local demo and configured profiles with context values for their actions', async () => {
+  test('lists the built-in workers (local demo, real lifecycle) and configured profiles with context values for their actions', async () => {
     const { v } = await viewsService();
     await cfg().update('workers', [{ name: 'gpu-box', transport: { kind: 'ssh', host: 'gpu-box' }, command: ['python3', '-m', 'dynamo.vllm'] }], vscode.ConfigurationTarget.Workspace);
     const names = await waitFor('both profiles', async () => {
       const n = (await v.workers.getChildren()).map((x) => (x.kind === 'worker' ? x.name : ''));
       return n.includes('gpu-box') && n.includes('local-demo') ? n : undefined;
     });
-    assert.deepStrictEqual([...names].sort(), ['gpu-box', 'local-demo']);
+    assert.deepStrictEqual([...names].sort(), ['gpu-box', 'local-demo', 'real-lifecycle']);
     const items = (await v.workers.getChildren()).map((n) => v.workers.getTreeItem(n));
     const box = items.find((i) => i.label === 'gpu-box')!;
     assert.match(String(box.contextValue), /^worker:(dis)?connected$/);
     assert.match(String(box.description), /ssh gpu-box · vllm/);
     const demo = items.find((i) => i.label === 'local-demo')!;
     assert.match(String(demo.description), /built-in/);
+    assert.match(String(items.find((i) => i.label === 'real-lifecycle')!.description), /built-in/);
   });
 
   test('Add Local Demo Worker makes local-demo the selected default worker', async () => {
