@@ -95,14 +95,22 @@ export async function readyStep(rc: RunContext): Promise<void> {
   const t = session.profile.timeouts;
   const started = session.startedAt ?? rc.now();
   const left = Math.max(0, (started + t.readySeconds * 1000 - rc.now()) / 1000);
+  // The sentinel, or the lifecycle's own line right after writing it: a source released at once
+  // (the armed capture) can remove the file before a busy follow pass sees it.
+  const seen = (): { at: number; via?: string } | undefined => {
+    const s = session.sentinel('ready-for-snapshot');
+    if (s) return s;
+    const line = session.tracker.first('ready');
+    return line ? { at: line.at, via: 'the worker logged it; the file was already gone when the control directory was read (released at once)' } : undefined;
+  };
   const sentinel = await session.conditions.waitFor(
     'ready-for-snapshot in the control directory',
-    () => session.sentinel('ready-for-snapshot') ?? (assertSourceAlive(rc, 'before ready-for-snapshot'), undefined),
+    () => seen() ?? (assertSourceAlive(rc, 'before ready-for-snapshot'), undefined),
     left,
     rc.signal,
     t.readySeconds,
   );
-  const evidence: Evidence[] = [];
+  const evidence: Evidence[] = sentinel.via ? [{ kind: 'note', text: `ready-for-snapshot: ${sentinel.via}` }] : [];
   for (const r of session.tracker.all()) {
     const pause = r.seen.pause;
     const ready = r.seen.ready;
