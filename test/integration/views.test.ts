@@ -69,24 +69,21 @@ suite('Views: a local-demo run seen live', () => {
       assert.deepStrictEqual(r.markers, expected, `markers of ${r.rank}`);
       assert.strictEqual(r.lines, byRank.get(r.rank)!.length, `line count of ${r.rank}`);
     }
-    // The stand-in engine logs warm-up per data-parallel rank; the main process announces the
-    // engine-wide phases (dynamo-snapshot.md §6), which the ranks' current phase follows.
-    for (const dp of ['DP0', 'DP1']) {
-      const r = snapshot.find((x) => x.rank === dp)!;
-      assert.ok(r.markers.includes('warmup'), `${dp} shows its warm-up markers (has ${r.markers.join(', ')})`);
-    }
+    // As upstream does, the stand-in's main process logs the warm-up once for every data-parallel rank
+    // and announces the engine-wide phases; the ranks' current phase follows them.
     const main = snapshot.find((x) => x.rank === 'main');
     assert.ok(main, 'the main process has a node');
-    for (const phase of ['pause', 'ready', 'capture', 'restore', 'resume']) assert.ok(main.markers.includes(phase), `main shows ${phase} (has ${main.markers.join(', ')})`);
+    for (const phase of ['warmup', 'pause', 'ready', 'capture', 'restore', 'resume']) assert.ok(main.markers.includes(phase), `main shows ${phase} (has ${main.markers.join(', ')})`);
     const lastEngineWide = [...main.markers].reverse().find((p) => p !== 'load')!;
     assert.strictEqual(snapshot.find((x) => x.rank === 'DP0')!.phase, lastEngineWide, 'DP0\'s current phase follows the engine-wide markers');
     // The tree items themselves: rank context value (drives the inline Show Rank Log action), marker children.
     const items = await v.rankItems();
     assert.ok(items.every((i) => i.contextValue === 'rank'));
-    const dp0 = (await v.ranks.getChildren()).find((n) => n.rank === 'DP0')!;
-    const children = await v.ranks.getChildren(dp0);
+    const mainNode = (await v.ranks.getChildren()).find((n) => n.rank === 'main')!;
+    const children = await v.ranks.getChildren(mainNode);
     const markerItems = children.map((c) => v.ranks.getTreeItem(c)).filter((i) => i.contextValue === 'rankMarker');
-    assert.strictEqual(markerItems.length, snapshot.find((r) => r.rank === 'DP0')!.markers.length);
+    assert.strictEqual(markerItems.length, main.markers.length);
+    assert.ok(markerItems.length >= 6);
     assert.ok(markerItems.every((i) => /^\+\d+\.\d\d s/.test(String(i.description))), 'markers show their time since the run began');
   });
 

@@ -188,4 +188,55 @@ test('CRIU option overrides reach the command line; an unknown one is refused', 
   assert.throws(() => WorkerProfile.parse({ name: 'x', command: ['x'], criu: { options: { leaveRunning: true } } }), /leaveRunning/);
 });
 
+/** A cuda-checkpoint whose unlock fails; `thenRunning`: the process is running anyway (what the agent must tolerate). */
+function failingUnlockCuda(dir: string, thenRunning: boolean): string {
+  const fake = path.join(dir, 'cuda-checkpoint');
+  fs.writeFileSync(
+    fake,
+    `#!/usr/bin/env python3
+import sys, os
+a = sys.argv[1:]
+pid = a[a.index("--pid") + 1]
+st = os.path.join(${JSON.stringify(dir)}, "state-" + pid)
+state = open(st).read() if os.path.exists(st) else "running"
+if a[0] == "--get-restore-tid": print(pid)
+elif a[0] == "--get-state": print(state)
+elif a[1] == "unlock":
+    open(st, "w").write(${JSON.stringify(thenRunning ? 'running' : 'locked')})
+    sys.exit("cuCheckpointProcessUnlock: CUDA_ERROR_ILLEGAL_STATE")
+else:
+    open(st, "w").write({"lock": "locked", "checkpoint": "checkpointed", "restore": "locked"}[a[1]])
+`,
+    { mode: 0o755 },
+  );
+  return fake;
+}
+
+for (const thenRunning of [true, false]) {
+  test(`criu restore: an unlock error is ${thenRunning ? 'success when the process already runs' : 'a failure when it does not'}`, async () => {
+    const dir = scratch(`unlock-${thenRunning}`);
+    let controlDir = '';
+    const { criu } = fakeCriu(dir, () => controlDir);
+    const profile = WorkerProfile.parse({
+      name: `unlock-${thenRunning}`,
+      command: ['python3', STANDIN(), '--dp', '1', '--no-color', '--load-seconds', '0', '--warmup-seconds', '0'],
+      captureMode: 'criu',
+      criu: { path: criu, cudaCheckpointPath: failingUnlockCuda(dir, thenRunning) },
+    });
+    const conn = createConnection(profile, testEnv(dir));
+    const h = track(conn, await conn.startSource(`unlock-${thenRunning}`, signal()));
+    controlDir = h.controlDir;
+    fs.writeFileSync(path.join(dir, 'control-path'), controlDir);
+    const cap = await conn.capture(h, signal());
+    assert.equal(cap.ok, true, cap.error);
+    await conn.stop(h, 1000);
+    const r = await conn.restore(h, signal());
+    assert.equal(r.ok, thenRunning, r.error);
+    if (!thenRunning) assert.match(r.error!, /CUDA_ERROR_ILLEGAL_STATE/);
+    if (r.pid) process.kill(r.pid, 'SIGKILL');
+    await conn.stop(h, 1000);
+    await conn.dispose();
+  });
+}
+
 after(stopAllStarted);
