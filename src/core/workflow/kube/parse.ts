@@ -1,13 +1,20 @@
 /**
- * Parsers for what a Kubernetes snapshot run is observed through (dynamo-snapshot.md §5.2–§5.3, §8,
- * §9): the pod (restore-status annotations, the `Restored` condition, container exits), events from
- * the snapshot agent, the checkpoint objects' status, the agent's timing summaries, and snapshotctl's
- * `key=value` output. Input is kubectl's raw JSON / log text; old and new names are both accepted.
- * zod schemas are loose: only the fields used are typed, everything else passes through.
+ * Parsers for the pods, events and legacy checkpoint objects a Kubernetes snapshot run is observed
+ * through, in both API generations (generation.ts): today's pod annotation `nvidia.com/restore-from`
+ * (+ `restore-container-map`) and pod condition `nvidia.com/Restored` (ai-dynamo/snapshot
+ * api/podcontract), and yesterday's per-container annotation `nvidia.com/snapshot-restore-status.<c>`,
+ * role labels `nvidia.com/snapshot-is-checkpoint-source` / `-is-restore-target` / `-checkpoint-id`
+ * and `DynamoCheckpoint.status.phase` (dynamo-snapshot.md §5, §8). The snapshot API's own objects are
+ * in snapshotObjects.ts, the agent's timing summaries in timing.ts. Input is kubectl's raw JSON; zod
+ * schemas are loose: only the fields used are typed, everything else passes through.
  */
 import { z } from 'zod';
+import { parseContainerMap, RESTORED_CONDITION, type RestoredCondition } from './restored';
 
 export const RESTORE_STATUS_PREFIX = 'nvidia.com/snapshot-restore-status.';
+export const RESTORE_FROM = 'nvidia.com/restore-from';
+export const RESTORE_CONTAINER_MAP = 'nvidia.com/restore-container-map';
+export const CAPTURE_ELIGIBLE = 'nvidia.com/snapshot-capture-eligible';
 
 const Condition = z.looseObject({
   type: z.string(),
@@ -30,52 +37,83 @@ const Pod = z.looseObject({
   metadata: z.looseObject({
     name: z.string(),
     namespace: z.string().optional(),
+    creationTimestamp: z.string().optional(),
     labels: z.record(z.string(), z.string()).optional(),
     annotations: z.record(z.string(), z.string()).optional(),
   }),
+  spec: z.looseObject({ nodeName: z.string().optional() }).optional(),
   status: z.looseObject({ phase: z.string().optional(), conditions: z.array(Condition).optional(), containerStatuses: z.array(ContainerStatus).optional() }).optional(),
 });
 
 export type RestoreStatus = 'in_progress' | 'completed' | 'failed';
 
-export interface PodSnapshotState {
+const time = (s?: string): number | undefined => {
+  const t = s ? Date.parse(s) : NaN;
+  return Number.isFinite(t) ? t : undefined;
+};
+
+export interface PodState {
   name: string;
+  namespace?: string;
+  node?: string;
+  createdAt?: number;
   phase?: string;
+  /** from the labels (yesterday) or the restore-from annotation / capture-eligible label (today) */
   role: 'checkpoint-source' | 'restore-target' | 'other';
+  labels: Record<string, string>;
+  /** legacy label nvidia.com/snapshot-checkpoint-id */
   checkpointId?: string;
-  /** `nvidia.com/snapshot-restore-status.<container>` per container. */
+  /** today: the PodSnapshot this pod restores from (annotation nvidia.com/restore-from) */
+  restoreFrom?: string;
+  /** today: nvidia.com/restore-container-map pairs (empty: same-name restore) */
+  containerMap: { source: string; destination: string }[];
+  /** `nvidia.com/snapshot-restore-status.<container>` per container (yesterday) */
   restoreStatus: Record<string, RestoreStatus | string>;
-  /** The newer pod condition (`nvidia.com/Restored`, `snapshot/Restored` or `Restored`). */
-  restored?: { status?: string; reason?: string; message?: string };
+  /** The pod condition `nvidia.com/Restored` (also accepted: `snapshot/Restored`, `Restored`). */
+  restored?: RestoredCondition;
   ready: Record<string, boolean>;
   /** A container that ended: exit code / signal, as the kubelet reports it. */
-  terminated: Record<string, { exitCode?: number; signal?: number; reason?: string }>;
+  terminated: Record<string, { exitCode?: number; signal?: number; reason?: string; at?: number }>;
 }
 
-export function parsePod(json: unknown): PodSnapshotState {
+export function parsePod(json: unknown): PodState {
   const pod = Pod.parse(json);
   const labels = pod.metadata.labels ?? {};
   const ann = pod.metadata.annotations ?? {};
   const restoreStatus: Record<string, string> = {};
   for (const [k, v] of Object.entries(ann)) if (k.startsWith(RESTORE_STATUS_PREFIX)) restoreStatus[k.slice(RESTORE_STATUS_PREFIX.length)] = v;
-  const cond = pod.status?.conditions?.find((c) => /(^|\/)Restored$/.test(c.type));
+  const cond = pod.status?.conditions?.find((c) => c.type === RESTORED_CONDITION) ?? pod.status?.conditions?.find((c) => /(^|\/)Restored$/.test(c.type));
   const ready: Record<string, boolean> = {};
-  const terminated: PodSnapshotState['terminated'] = {};
+  const terminated: PodState['terminated'] = {};
   for (const cs of pod.status?.containerStatuses ?? []) {
     ready[cs.name] = cs.ready ?? false;
     const t = cs.state?.terminated ?? cs.lastState?.terminated;
-    if (t) terminated[cs.name] = { exitCode: t.exitCode, signal: t.signal, reason: t.reason };
+    if (t) terminated[cs.name] = { exitCode: t.exitCode, signal: t.signal, reason: t.reason, at: time(t.finishedAt) };
   }
+  const restoreFrom = ann[RESTORE_FROM];
+  const source = labels['nvidia.com/snapshot-is-checkpoint-source'] === 'true' || labels[CAPTURE_ELIGIBLE] === 'true';
+  const target = labels['nvidia.com/snapshot-is-restore-target'] === 'true' || restoreFrom !== undefined;
   return {
     name: pod.metadata.name,
+    namespace: pod.metadata.namespace,
+    node: pod.spec?.nodeName,
+    createdAt: time(pod.metadata.creationTimestamp),
     phase: pod.status?.phase,
-    role: labels['nvidia.com/snapshot-is-checkpoint-source'] === 'true' ? 'checkpoint-source' : labels['nvidia.com/snapshot-is-restore-target'] === 'true' ? 'restore-target' : 'other',
+    role: target ? 'restore-target' : source ? 'checkpoint-source' : 'other',
+    labels,
     checkpointId: labels['nvidia.com/snapshot-checkpoint-id'],
+    restoreFrom,
+    containerMap: parseContainerMap(ann[RESTORE_CONTAINER_MAP]),
     restoreStatus,
-    restored: cond ? { status: cond.status, reason: cond.reason, message: cond.message } : undefined,
+    restored: cond ? { status: cond.status, reason: cond.reason, message: cond.message, at: time(cond.lastTransitionTime) } : undefined,
     ready,
     terminated,
   };
+}
+
+/** The containers a restore-from pod restores into (the map's destinations, else the captured names). */
+export function restoreDestinations(p: PodState, captured: readonly string[]): string[] {
+  return p.containerMap.length ? [...new Set(p.containerMap.map((m) => m.destination))] : [...captured];
 }
 
 const Event = z.looseObject({
@@ -90,7 +128,26 @@ const Event = z.looseObject({
   firstTimestamp: z.string().nullable().optional(),
 });
 
-export const SNAPSHOT_EVENT_REASONS = ['RestoreRequested', 'RestoreSucceeded', 'RestoreFailed', 'RestoreWorkerFailed', 'RestoreCleanupFailed', 'CheckpointFailed', 'RestoreIncompatible'];
+/**
+ * The snapshot agent's event reasons (component `snapshot`; agent/internal/controller): capture, the
+ * restore outcome (the same words as the Restored reasons), and its bookkeeping failures.
+ */
+export const SNAPSHOT_EVENT_REASONS = [
+  'CheckpointFailed',
+  'RestoreRequested',
+  'RestoreSucceeded',
+  'RestoreFailed',
+  'RestorePartiallySucceeded',
+  'RestoreIncompatible',
+  'RestoreReplenishmentIncompatible',
+  'RestoreWorkerFailed',
+  'RestoreCleanupFailed',
+  'RestoreStatusUpdateFailed',
+  'RestoreFinalizerUpdateFailed',
+  'RestoreAlreadyCompleted',
+  'RestoreAlreadyPartiallySucceeded',
+  'RestoreAlreadyFailed',
+];
 
 export interface SnapshotEvent {
   reason: string;
@@ -113,7 +170,7 @@ export function parseEvents(json: unknown): SnapshotEvent[] {
       type: e.type ?? 'Normal',
       message: e.message ?? '',
       object: e.involvedObject?.name ? `${e.involvedObject.kind ?? ''}/${e.involvedObject.name}` : undefined,
-      at: when ? Date.parse(when) : undefined,
+      at: when ? time(when) : undefined,
     });
   }
   return out.sort((a, b) => (a.at ?? 0) - (b.at ?? 0));
@@ -137,14 +194,14 @@ const CheckpointObject = z.looseObject({
 export interface CheckpointState {
   kind: string;
   name: string;
-  /** ready / failed / pending, from DynamoCheckpoint.status.phase or PodSnapshot(Content) conditions. */
+  /** ready / failed / pending, from DynamoCheckpoint.status.phase or Ready / Failed conditions. */
   state: 'ready' | 'failed' | 'pending';
   reason?: string;
   message?: string;
   location?: string;
 }
 
-/** DynamoCheckpoint (`status.phase`), PodSnapshot / PodSnapshotContent (conditions Ready / Failed). */
+/** DynamoCheckpoint (`status.phase`); objects with Ready / Failed conditions are read the same way. */
 export function parseCheckpoint(json: unknown): CheckpointState {
   const o = CheckpointObject.parse(json);
   const st = o.status ?? {};
@@ -160,85 +217,13 @@ export function parseCheckpoint(json: unknown): CheckpointState {
   return { ...base, state: 'pending', message: st.conditions?.map((c) => `${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}`).join(', ') };
 }
 
-/** Go durations ("1m2.5s", "523ms", "1.2µs") or plain numbers (seconds) → ms. */
-export function parseDurationMs(v: string | number): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v * 1000 : undefined;
-  const s = v.trim().replace(/^"|"$/g, '');
-  if (/^-?\d+(\.\d+)?$/.test(s)) return Number(s) * 1000;
-  const unit: Record<string, number> = { h: 3600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, 'µs': 0.001, ns: 0.000001 };
-  let total = 0;
-  let matched = '';
-  for (const m of s.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/g)) {
-    total += Number(m[1]) * unit[m[2]!]!;
-    matched += m[0];
-  }
-  return matched.length > 0 && matched === s ? total : undefined;
-}
-
-export interface TimingSummary {
-  kind: 'checkpoint' | 'restore';
-  fieldsMs: Record<string, number>;
-  /** Non-duration fields (gpu_device_map may be a mapping; ids). */
-  other: Record<string, string>;
-}
-
-const SUMMARY = /(Checkpoint|Restore) timing summary/;
-
-function keyValues(line: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const trimmed = line.trim();
-  const jsonStart = trimmed.indexOf('{');
-  if (jsonStart >= 0) {
-    try {
-      const o = JSON.parse(trimmed.slice(jsonStart)) as Record<string, unknown>;
-      for (const [k, v] of Object.entries(o)) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
-      return out;
-    } catch {
-      /* logr's text format below */
-    }
-  }
-  // logr / klog text: "key"="value" or key="value" or key=value
-  for (const m of line.matchAll(/"?([A-Za-z_][\w.-]*)"?=("(?:[^"\\]|\\.)*"|\S+)/g)) {
-    out[m[1]!] = m[2]!.startsWith('"') ? (JSON.parse(m[2]!) as string) : m[2]!;
-  }
-  return out;
-}
-
-/** Every `Checkpoint timing summary` / `Restore timing summary` line in an agent log. */
-export function parseTimingSummaries(log: string): TimingSummary[] {
-  const out: TimingSummary[] = [];
-  for (const line of log.split('\n')) {
-    const m = SUMMARY.exec(line);
-    if (!m) continue;
-    const fieldsMs: Record<string, number> = {};
-    const other: Record<string, string> = {};
-    for (const [k, v] of Object.entries(keyValues(line))) {
-      if (['msg', 'message', 'level', 'ts', 'time', 'logger', 'caller'].includes(k)) continue;
-      const d = parseDurationMs(v);
-      if (d !== undefined && !/_id$|^pod$|^container|^checkpoint_id$/.test(k)) fieldsMs[k] = d;
-      else other[k] = v;
-    }
-    out.push({ kind: m[1] === 'Checkpoint' ? 'checkpoint' : 'restore', fieldsMs, other });
-  }
-  return out;
-}
-
-/** snapshotctl (older generation) prints `key=value` lines while it polls; the last value wins. */
-export function parseSnapshotctl(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const m = /^\s*([a-z_]+)=(.*)$/.exec(line);
-    if (m) out[m[1]!] = m[2]!.trim();
-  }
-  return out;
-}
-
-/** The agent's own lifecycle lines (§6 "agent" rows), for evidence. */
+/** The agent's own lifecycle lines (dynamo-snapshot.md §6 "agent" rows), for evidence. */
 export const AGENT_LINES: readonly [RegExp, string][] = [
   [/Source container not ready, awaiting quiesce/, 'waiting for ready-for-snapshot'],
   [/=== Starting checkpoint operation ===/, 'checkpoint started'],
   [/Checkpoint container failed/, 'checkpoint container failed'],
   [/Restore target detected, triggering external restore/, 'restore requested'],
   [/=== Starting external restore ===/, 'restore started'],
+  [/Refusing restore; this node cannot run the checkpoint/, 'restore refused'],
   [/=== External restore completed ===/, 'restore completed'],
 ];
