@@ -10,47 +10,35 @@
  */
 import { z } from 'zod';
 import { parseContainerMap, RESTORED_CONDITION, type RestoredCondition } from './restored';
+import { Condition, optInt, optText, time } from './schema';
 
 export const RESTORE_STATUS_PREFIX = 'nvidia.com/snapshot-restore-status.';
 export const RESTORE_FROM = 'nvidia.com/restore-from';
 export const RESTORE_CONTAINER_MAP = 'nvidia.com/restore-container-map';
 export const CAPTURE_ELIGIBLE = 'nvidia.com/snapshot-capture-eligible';
 
-const Condition = z.looseObject({
-  type: z.string(),
-  status: z.string().optional(),
-  reason: z.string().optional(),
-  message: z.string().optional(),
-  lastTransitionTime: z.string().optional(),
-});
-
-const Terminated = z.looseObject({ exitCode: z.number().int().optional(), signal: z.number().int().optional(), reason: z.string().optional(), finishedAt: z.string().optional() });
+const Terminated = z.looseObject({ exitCode: optInt, signal: optInt, reason: optText, finishedAt: optText });
 const ContainerStatus = z.looseObject({
   name: z.string(),
-  ready: z.boolean().optional(),
-  restartCount: z.number().int().optional(),
-  state: z.looseObject({ terminated: Terminated.optional(), running: z.looseObject({}).optional() }).optional(),
-  lastState: z.looseObject({ terminated: Terminated.optional() }).optional(),
+  ready: z.boolean().nullish(),
+  restartCount: optInt,
+  state: z.looseObject({ terminated: Terminated.nullish(), running: z.looseObject({}).nullish() }).nullish(),
+  lastState: z.looseObject({ terminated: Terminated.nullish() }).nullish(),
 });
 
 const Pod = z.looseObject({
   metadata: z.looseObject({
     name: z.string(),
-    namespace: z.string().optional(),
-    creationTimestamp: z.string().optional(),
-    labels: z.record(z.string(), z.string()).optional(),
-    annotations: z.record(z.string(), z.string()).optional(),
+    namespace: optText,
+    creationTimestamp: optText,
+    labels: z.record(z.string(), z.string()).nullish(),
+    annotations: z.record(z.string(), z.string()).nullish(),
   }),
-  spec: z.looseObject({ nodeName: z.string().optional() }).optional(),
-  status: z.looseObject({ phase: z.string().optional(), conditions: z.array(Condition).optional(), containerStatuses: z.array(ContainerStatus).optional() }).optional(),
+  spec: z.looseObject({ nodeName: optText }).nullish(),
+  status: z.looseObject({ phase: optText, conditions: z.array(Condition).nullish(), containerStatuses: z.array(ContainerStatus).nullish() }).nullish(),
 });
 
 export type RestoreStatus = 'in_progress' | 'completed' | 'failed';
-
-const time = (s?: string): number | undefined => {
-  const t = s ? Date.parse(s) : NaN;
-  return Number.isFinite(t) ? t : undefined;
-};
 
 export interface PodState {
   name: string;
@@ -117,15 +105,15 @@ export function restoreDestinations(p: PodState, captured: readonly string[]): s
 }
 
 const Event = z.looseObject({
-  reason: z.string().optional(),
-  type: z.string().optional(),
-  message: z.string().optional(),
-  source: z.looseObject({ component: z.string().optional() }).optional(),
-  reportingComponent: z.string().optional(),
-  involvedObject: z.looseObject({ kind: z.string().optional(), name: z.string().optional() }).optional(),
-  lastTimestamp: z.string().nullable().optional(),
-  eventTime: z.string().nullable().optional(),
-  firstTimestamp: z.string().nullable().optional(),
+  reason: optText,
+  type: optText,
+  message: optText,
+  source: z.looseObject({ component: optText }).nullish(),
+  reportingComponent: optText,
+  involvedObject: z.looseObject({ kind: optText, name: optText }).nullish(),
+  lastTimestamp: optText,
+  eventTime: optText,
+  firstTimestamp: optText,
 });
 
 /**
@@ -177,18 +165,18 @@ export function parseEvents(json: unknown): SnapshotEvent[] {
 }
 
 const CheckpointObject = z.looseObject({
-  kind: z.string().optional(),
+  kind: optText,
   metadata: z.looseObject({ name: z.string() }),
   status: z
     .looseObject({
-      phase: z.string().optional(),
-      message: z.string().optional(),
-      identityHash: z.string().optional(),
-      jobName: z.string().optional(),
-      location: z.string().optional(),
-      conditions: z.array(Condition).optional(),
+      phase: optText,
+      message: optText,
+      identityHash: optText,
+      jobName: optText,
+      location: optText,
+      conditions: z.array(Condition).nullish(),
     })
-    .optional(),
+    .nullish(),
 });
 
 export interface CheckpointState {
@@ -204,7 +192,7 @@ export interface CheckpointState {
 /** DynamoCheckpoint (`status.phase`); objects with Ready / Failed conditions are read the same way. */
 export function parseCheckpoint(json: unknown): CheckpointState {
   const o = CheckpointObject.parse(json);
-  const st = o.status ?? {};
+  const st: Partial<NonNullable<typeof o.status>> = o.status ?? {};
   const base = { kind: o.kind ?? 'Checkpoint', name: o.metadata.name, location: st.location };
   if (st.phase) {
     const state = st.phase === 'Ready' ? 'ready' : st.phase === 'Failed' ? 'failed' : 'pending';

@@ -14,15 +14,7 @@
  * zod schemas are loose: only what is read is typed, and a field of the wrong type is dropped, not fatal.
  */
 import { z } from 'zod';
-
-const Condition = z.looseObject({
-  type: z.string(),
-  status: z.string().optional(),
-  reason: z.string().optional(),
-  message: z.string().optional(),
-  lastTransitionTime: z.string().optional(),
-});
-type ConditionIn = z.output<typeof Condition>;
+import { Condition, loose, optText, time, type ConditionIn } from './schema';
 
 export interface ConditionState {
   status: string;
@@ -33,19 +25,13 @@ export interface ConditionState {
 
 const Meta = z.looseObject({
   name: z.string(),
-  namespace: z.string().optional(),
-  uid: z.string().optional(),
-  creationTimestamp: z.string().optional(),
-  labels: z.record(z.string(), z.string()).optional(),
+  namespace: optText,
+  uid: optText,
+  creationTimestamp: optText,
+  labels: z.record(z.string(), z.string()).nullish(),
 });
 
-const loose = <T extends z.ZodType>(t: T) => t.optional().catch(undefined);
-const time = (s?: string): number | undefined => {
-  const t = s ? Date.parse(s) : NaN;
-  return Number.isFinite(t) ? t : undefined;
-};
-
-function conditions(list: ConditionIn[] | undefined): Record<string, ConditionState> {
+function conditions(list: ConditionIn[] | null | undefined): Record<string, ConditionState> {
   const out: Record<string, ConditionState> = {};
   for (const c of list ?? []) out[c.type] = { status: c.status ?? 'Unknown', reason: c.reason, message: c.message, at: time(c.lastTransitionTime) };
   return out;
@@ -61,10 +47,10 @@ function readyFailed(c: Record<string, ConditionState>): ObjectState {
 }
 
 const PodSnapshot = z.looseObject({
-  kind: z.string().optional(),
+  kind: optText,
   metadata: Meta,
-  spec: loose(z.looseObject({ source: loose(z.looseObject({ podRef: loose(z.looseObject({ name: z.string().optional(), uid: z.string().optional(), containers: z.array(z.string()).optional() })) })) })),
-  status: loose(z.looseObject({ boundSnapshotContentName: z.string().optional(), conditions: z.array(Condition).optional() })),
+  spec: loose(z.looseObject({ source: loose(z.looseObject({ podRef: loose(z.looseObject({ name: optText, uid: optText, containers: z.array(z.string()).nullish() })) })) })),
+  status: loose(z.looseObject({ boundSnapshotContentName: optText, conditions: z.array(Condition).nullish() })),
 });
 
 export interface PodSnapshotObject {
@@ -104,22 +90,22 @@ const Content = z.looseObject({
   metadata: Meta,
   spec: loose(
     z.looseObject({
-      snapshotRef: loose(z.looseObject({ name: z.string().optional(), namespace: z.string().optional() })),
-      source: loose(z.looseObject({ nodeName: z.string().optional(), podRef: loose(z.looseObject({ name: z.string().optional(), containers: z.array(z.string()).optional() })) })),
-      storage: loose(z.looseObject({ storeID: z.string().optional() })),
+      snapshotRef: loose(z.looseObject({ name: optText, namespace: optText })),
+      source: loose(z.looseObject({ nodeName: optText, podRef: loose(z.looseObject({ name: optText, containers: z.array(z.string()).nullish() })) })),
+      storage: loose(z.looseObject({ storeID: optText })),
     }),
   ),
   status: loose(
     z.looseObject({
-      conditions: z.array(Condition).optional(),
+      conditions: z.array(Condition).nullish(),
       source: loose(
         z.looseObject({
-          node: loose(z.looseObject({ name: z.string().optional(), architecture: z.string().optional(), kernelVersion: z.string().optional() })),
-          pod: loose(z.looseObject({ image: z.string().optional(), imageDigest: z.string().optional(), memory: z.string().optional(), cpu: z.string().optional() })),
-          devices: loose(z.looseObject({ nvidia: loose(z.looseObject({ driverVersion: z.string().optional(), instances: z.array(z.looseObject({ productName: z.string().optional(), migProfile: z.string().optional() })).optional() })) })),
+          node: loose(z.looseObject({ name: optText, architecture: optText, kernelVersion: optText })),
+          pod: loose(z.looseObject({ image: optText, imageDigest: optText, memory: optText, cpu: optText })),
+          devices: loose(z.looseObject({ nvidia: loose(z.looseObject({ driverVersion: optText, instances: z.array(z.looseObject({ productName: optText, migProfile: optText })).nullish() })) })),
         }),
       ),
-      storage: loose(z.looseObject({ artifacts: z.array(z.looseObject({ containerName: z.string().optional(), artifactHandle: z.string().optional(), artifactFormatVersion: z.string().optional() })).optional() })),
+      storage: loose(z.looseObject({ artifacts: z.array(z.looseObject({ containerName: optText, artifactHandle: optText, artifactFormatVersion: optText })).nullish() })),
     }),
   ),
 });
@@ -180,8 +166,8 @@ export function storageLocation(c: SnapshotContentObject): string {
 
 const Job = z.looseObject({
   metadata: Meta,
-  spec: loose(z.looseObject({ podSnapshotTemplate: loose(z.looseObject({ targetContainers: z.array(z.string()).optional() })) })),
-  status: loose(z.looseObject({ podSnapshotName: z.string().optional(), startedAt: z.string().optional(), completedAt: z.string().optional(), conditions: z.array(Condition).optional() })),
+  spec: loose(z.looseObject({ podSnapshotTemplate: loose(z.looseObject({ targetContainers: z.array(z.string()).nullish() })) })),
+  status: loose(z.looseObject({ podSnapshotName: optText, startedAt: optText, completedAt: optText, conditions: z.array(Condition).nullish() })),
 });
 
 export type SnapshotJobState = 'pending' | 'running' | 'captured' | 'completed' | 'failed';

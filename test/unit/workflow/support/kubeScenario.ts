@@ -19,6 +19,7 @@
  * Capture and restore start by themselves (the operator's Auto mode) or when snapshotctl is called.
  * The same objects are read in memory (unit tests) or written to a real API server (system tests).
  */
+import crypto from 'node:crypto';
 import type { KubeRunSource } from '../../../../src/core/workflow/kube/source';
 
 export interface ScenarioPod {
@@ -77,7 +78,8 @@ export class KubeScenario {
   readTriggers?: () => string[][];
   readonly snapshotName = 'llama-snap';
   readonly jobName = 'llama-job';
-  readonly contentName = 'podsnapshotcontent-5e0c6a1f-8d2b-4c11-9a3e-0b7d4f2e9c61';
+  /** cluster-scoped, so one per scenario (the operator names it after a fresh UID) */
+  readonly contentName = `podsnapshotcontent-${crypto.randomUUID()}`;
   readonly checkpointName = 'llama-ckpt';
   private readonly t0 = Date.now();
   private capturedAt?: number;
@@ -172,7 +174,7 @@ export class KubeScenario {
       apiVersion: 'nvidia.com/v1alpha1',
       kind: 'DynamoCheckpoint',
       metadata: { name: this.checkpointName, namespace: this.ns, labels: { 'nvidia.com/snapshot-checkpoint-hash': 'a1b2c3d4e5f60718' } },
-      spec: { identity: { model: 'meta-llama/Llama-3.1-8B', backendFramework: 'vllm' } },
+      spec: { identity: { model: 'meta-llama/Llama-3.1-8B', backendFramework: 'vllm' }, job: { activeDeadlineSeconds: 3600 } },
       status: { phase, identityHash: 'a1b2c3d4e5f60718', location: 'pvc://snapshots/a1b2c3d4e5f60718', ...(phase === 'Failed' ? { message: 'cuda-checkpoint-helper --action checkpoint: CUDA_ERROR_NOT_SUPPORTED' } : {}) },
     };
   }
