@@ -248,7 +248,7 @@ export class KubernetesTransport implements WorkerTransport {
       },
       events: () => this.getJson(['get', 'events', '-o', 'json']),
       apiResources: () => this.apiResources(),
-      object: (kind, name) => {
+      object: async (kind, name) => {
         assertKubeName('object', name, kind);
         return this.getJson(['get', RESOURCE[kind], '-o', 'json', '--', name], { allowMissing: true, namespace: kind === 'podsnapshotcontent' ? null : undefined });
       },
