@@ -199,6 +199,14 @@ export class KubernetesTransport implements WorkerTransport {
     }
   }
 
+  /** An object as YAML (read-only views): `get RESOURCE -o yaml -- NAME`. */
+  async getYaml(kind: SnapshotResource | 'pod', name: string): Promise<string> {
+    assertKubeName(kind === 'pod' ? 'pod' : 'object', name, kind);
+    const r = await runArgv(this.env.kubectlPath, [...this.baseArgs({ namespace: kind === 'podsnapshotcontent' ? null : undefined }), 'get', kind === 'pod' ? 'pod' : RESOURCE[kind], '-o', 'yaml', '--', name], { timeoutMs: (this.connectSeconds + 5) * 1000 });
+    if (r.code !== 0) throw this.failure(r.stderr);
+    return r.stdout;
+  }
+
   /** `kubectl api-resources --api-group=nvidia.com -o name`, cached per kubeconfig + context. */
   apiResources(): Promise<string[]> {
     const key = `${this.env.kubectlPath}\0${this.env.kubeconfig ?? ''}\0${this.spec.context ?? ''}`;
