@@ -64,19 +64,22 @@ export class SnapshotStore {
       case 'podsnapshot': {
         const s = parsePodSnapshot(object);
         if (this.namespace && s.namespace && s.namespace !== this.namespace) return false;
-        deleted ? this.snapshots.delete(s.name) : this.snapshots.set(s.name, s);
+        if (deleted) this.snapshots.delete(s.name);
+        else this.snapshots.set(s.name, s);
         break;
       }
       case 'podsnapshotcontent': {
         const c = parseSnapshotContent(object);
         // Cluster-scoped: keep those bound into this namespace.
         if (this.namespace && c.snapshot?.namespace && c.snapshot.namespace !== this.namespace) return false;
-        deleted ? this.contents.delete(c.name) : this.contents.set(c.name, c);
+        if (deleted) this.contents.delete(c.name);
+        else this.contents.set(c.name, c);
         break;
       }
       case 'snapshotjob': {
         const j = parseSnapshotJob(object);
-        deleted ? this.jobs.delete(j.name) : this.jobs.set(j.name, j);
+        if (deleted) this.jobs.delete(j.name);
+        else this.jobs.set(j.name, j);
         break;
       }
       case 'pods': {

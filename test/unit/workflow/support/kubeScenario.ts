@@ -219,12 +219,14 @@ export class KubeScenario {
     if (this.restoreAt === undefined) {
       if (o.viaSnapshotctl ? !this.triggered('restore') : now < this.capturedAt + step) return;
       this.restoreAt = now;
-      this.generation === 'snapshot' ? this.restoreStartsToday(now) : this.restoreStartsLegacy(now);
+      if (this.generation === 'snapshot') this.restoreStartsToday(now);
+      else this.restoreStartsLegacy(now);
       return;
     }
     if (this.restoredAt === undefined && now >= this.restoreAt + step) {
       this.restoredAt = now;
-      this.generation === 'snapshot' ? this.restoreEndsToday(now) : this.restoreEndsLegacy(now);
+      if (this.generation === 'snapshot') this.restoreEndsToday(now);
+      else this.restoreEndsLegacy(now);
     }
   }
 
