@@ -235,14 +235,23 @@ export class KubernetesTransport implements WorkerTransport {
           const n = PodList.safeParse(j).data?.items.length ?? 0;
           return { namespace: o.agentNamespace, pods: n, how: `namespace ${o.agentNamespace} (kubernetes.agentNamespace), ${n} pod${n === 1 ? '' : 's'}` };
         }
-        // Discovered: the namespace most of the selector's pods run in, cluster-wide.
-        const j = await this.getJson(['get', 'pods', '--all-namespaces', `--selector=${selector}`, '-o', 'json'], { namespace: null });
+        // Discovered: the namespace most of the selector's pods run in, cluster-wide; where listing
+        // pods cluster-wide is not allowed, the profile's own namespace.
+        let j: unknown;
+        let fallback = '';
+        try {
+          j = await this.getJson(['get', 'pods', '--all-namespaces', `--selector=${selector}`, '-o', 'json'], { namespace: null });
+        } catch (e) {
+          if (!/forbidden|Forbidden/.test(e instanceof Error ? e.message : String(e))) throw e;
+          j = await this.getJson(['get', 'pods', `--selector=${selector}`, '-o', 'json']);
+          fallback = ' (listing pods in all namespaces is forbidden, so only the profile\'s namespace was searched)';
+        }
         const items = PodList.safeParse(j).data?.items ?? [];
         const count = new Map<string, number>();
         for (const p of items) if (p.metadata.namespace) count.set(p.metadata.namespace, (count.get(p.metadata.namespace) ?? 0) + 1);
         const best = [...count.entries()].sort((a, b) => b[1] - a[1])[0];
-        if (!best) throw new Error(`no pod matches ${selector} in any namespace`);
-        return { namespace: best[0], pods: best[1], how: `namespace ${best[0]} (discovered), ${best[1]} pod${best[1] === 1 ? '' : 's'}` };
+        if (!best) throw new Error(`no pod matches ${selector} in ${fallback ? 'the profile\'s namespace' : 'any namespace'}${fallback}`);
+        return { namespace: best[0], pods: best[1], how: `namespace ${best[0]} (discovered${fallback}), ${best[1]} pod${best[1] === 1 ? '' : 's'}` };
       })().catch((e: unknown) => {
         agentNs = undefined;
         throw e;

@@ -62,11 +62,24 @@ export class SnapshotsTree implements vscode.TreeDataProvider<SnapshotRow>, vsco
       ctx.config.onDidChange(() => this.restartIfShown(true)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.restartIfShown()),
     );
+    // The workflow area registered first, so its profiles are readable now.
+    this.announce();
     if (this.view.visible) this.start();
   }
 
+  /** The view is contributed only while a kubernetes worker profile exists (`dynamoSnapshot.hasKubernetesWorker`). */
+  private announce(): void {
+    const has = (this.profiles()?.profiles() ?? []).some((p) => p.transport.kind === 'kubernetes');
+    if (has === this.hasKube) return;
+    this.hasKube = has;
+    void vscode.commands.executeCommand('setContext', 'dynamoSnapshot.hasKubernetesWorker', has);
+  }
+
+  private hasKube: boolean | undefined;
+
   /** The selected worker, a profile or a setting changed: if that changes what is shown, show the new target. */
   restartIfShown(force = false): void {
+    this.announce();
     if (!this.view.visible) return;
     if (!force && targetKey(snapshotsTarget(this.ctx, this.profiles())) === targetKey(this.target)) return;
     this.stop();

@@ -29,8 +29,11 @@ export class SnapshotStore {
   readonly snapshots = new Map<string, PodSnapshotObject>();
   readonly contents = new Map<string, SnapshotContentObject>();
   readonly jobs = new Map<string, SnapshotJobObject>();
-  /** restore-from pods by name */
+  /** restore-from pods by name, and their names by the snapshot they restore from */
   readonly restored = new Map<string, PodState>();
+  private readonly restoredBySnapshot = new Map<string, Set<string>>();
+  /** SnapshotJob names by the PodSnapshot they produce */
+  private readonly jobsBySnapshot = new Map<string, Set<string>>();
   /** first RestoreInProgress transition seen per pod (ms) */
   private readonly inProgressAt = new Map<string, number>();
   /** bumped on every change that can alter the tree */
@@ -78,29 +81,47 @@ export class SnapshotStore {
       }
       case 'snapshotjob': {
         const j = parseSnapshotJob(object);
+        this.unindex(this.jobsBySnapshot, this.jobs.get(j.name)?.podSnapshotName, j.name);
         if (deleted) this.jobs.delete(j.name);
-        else this.jobs.set(j.name, j);
+        else {
+          this.jobs.set(j.name, j);
+          this.index(this.jobsBySnapshot, j.podSnapshotName, j.name);
+        }
         break;
       }
       case 'pods': {
+        // Most of a namespace's pods restore nothing: look at the one annotation before parsing the pod.
+        const meta = (object as { metadata?: { name?: unknown; annotations?: Record<string, unknown> | null } } | null)?.metadata;
+        const name = typeof meta?.name === 'string' ? meta.name : undefined;
+        if (typeof meta?.annotations?.['nvidia.com/restore-from'] !== 'string' || deleted) {
+          // A pod that stopped restoring (annotation removed), went away, or never restored.
+          if (name === undefined || !this.restored.has(name)) return false;
+          this.unindex(this.restoredBySnapshot, this.restored.get(name)!.restoreFrom, name);
+          this.restored.delete(name);
+          this.inProgressAt.delete(name);
+          break;
+        }
         const p = parsePod(object);
-        if (p.restoreFrom === undefined) {
-          // A pod that stopped restoring (annotation removed) or never did.
-          if (!this.restored.delete(p.name)) return false;
-          break;
-        }
-        if (deleted) {
-          this.restored.delete(p.name);
-          this.inProgressAt.delete(p.name);
-          break;
-        }
         if (p.restored?.status === 'False' && p.restored.reason === 'RestoreInProgress' && p.restored.at !== undefined && !this.inProgressAt.has(p.name)) this.inProgressAt.set(p.name, p.restored.at);
+        this.unindex(this.restoredBySnapshot, this.restored.get(p.name)?.restoreFrom, p.name);
         this.restored.set(p.name, p);
+        this.index(this.restoredBySnapshot, p.restoreFrom, p.name);
         break;
       }
     }
     this.version++;
     return true;
+  }
+
+  private index(m: Map<string, Set<string>>, key: string | undefined, name: string): void {
+    if (key === undefined) return;
+    let set = m.get(key);
+    if (!set) m.set(key, (set = new Set()));
+    set.add(name);
+  }
+
+  private unindex(m: Map<string, Set<string>>, key: string | undefined, name: string): void {
+    if (key !== undefined) m.get(key)?.delete(name);
   }
 
   /** Snapshots, newest first. */
@@ -115,13 +136,20 @@ export class SnapshotStore {
   }
 
   jobsOf(s: PodSnapshotObject): SnapshotJobObject[] {
-    return [...this.jobs.values()].filter((j) => j.podSnapshotName === s.name || j.name === s.job).sort((a, b) => a.name.localeCompare(b.name));
+    const names = new Set(this.jobsBySnapshot.get(s.name));
+    if (s.job && this.jobs.has(s.job)) names.add(s.job);
+    return [...names].map((n) => this.jobs.get(n)!).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** How many pods restore from `s` (the top level shows the count without building their rows). */
+  restoredCount(s: PodSnapshotObject): number {
+    return this.restoredBySnapshot.get(s.name)?.size ?? 0;
   }
 
   restoredFrom(s: PodSnapshotObject): RestoredPod[] {
     const out: RestoredPod[] = [];
-    for (const p of this.restored.values()) {
-      if (p.restoreFrom !== s.name) continue;
+    for (const name of this.restoredBySnapshot.get(s.name) ?? []) {
+      const p = this.restored.get(name)!;
       const m = classifyRestored(p.restored);
       const r: RestoredPod = { pod: p, verdict: m.verdict, reason: m.reason, says: m.says };
       const done = p.restored?.status === 'True' ? p.restored.at : undefined;

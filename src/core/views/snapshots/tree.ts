@@ -48,7 +48,7 @@ function snapshotRow(s: PodSnapshotObject, store: SnapshotStore, now: number): S
   const failed = s.conditions.Failed;
   const state: RowState = s.state;
   const word = s.state === 'ready' ? 'Ready' : s.state === 'failed' ? `Failed${failed?.reason ? ` (${failed.reason})` : ''}` : 'capturing';
-  const restored = store.restoredFrom(s).length;
+  const restored = store.restoredCount(s);
   return {
     id: `PodSnapshot/${s.name}`,
     kind: 'snapshot',

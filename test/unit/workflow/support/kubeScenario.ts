@@ -58,6 +58,8 @@ export interface ScenarioOptions {
   stepMs?: number;
   /** Never becomes ready (timeout case). */
   neverReady?: boolean;
+  /** Names start with this (several scenarios in one namespace); default "llama". */
+  prefix?: string;
 }
 
 const iso = (t: number): string => new Date(t).toISOString();
@@ -76,8 +78,9 @@ export class KubeScenario {
   /** snapshotctl argv seen (unit: through kubeSource(); system: read from the fake's file by `readTriggers`). */
   triggers: string[][] = [];
   readTriggers?: () => string[][];
-  readonly snapshotName = 'llama-snap';
-  readonly jobName = 'llama-job';
+  readonly snapshotName: string;
+  readonly jobName: string;
+  readonly restorePodName: string;
   /** cluster-scoped, so one per scenario (the operator names it after a fresh UID) */
   readonly contentName = `podsnapshotcontent-${crypto.randomUUID()}`;
   readonly checkpointName = 'llama-ckpt';
@@ -89,9 +92,13 @@ export class KubeScenario {
   constructor(readonly o: ScenarioOptions = {}) {
     this.ns = o.namespace ?? 'llm';
     this.generation = o.generation ?? 'snapshot';
+    const pre = o.prefix ?? 'llama';
+    this.snapshotName = `${pre}-snap`;
+    this.jobName = `${pre}-job`;
+    this.restorePodName = `${pre}-restore-0`;
     const today = this.generation === 'snapshot';
-    this.source = this.pod(today ? 'llama-job-source-x7q2m' : 'checkpoint-job-a1b2c3d4e5f60718-1-x7', today
-      ? { app: 'llama', 'batch.kubernetes.io/job-name': 'llama-job-source', 'nvidia.com/snapshot-job-uid': 'b1c6e0d2-0f3a-4e59-8d21-6a7c9e4f1b23' }
+    this.source = this.pod(today ? `${pre}-job-source-x7q2m` : 'checkpoint-job-a1b2c3d4e5f60718-1-x7', today
+      ? { app: 'llama', 'batch.kubernetes.io/job-name': `${pre}-job-source`, 'nvidia.com/snapshot-job-uid': 'b1c6e0d2-0f3a-4e59-8d21-6a7c9e4f1b23' }
       : { app: 'llama', 'nvidia.com/snapshot-is-checkpoint-source': 'true' });
     this.source.log = [
       'Snapshot mode enabled (watcher-driven signals)',
@@ -103,11 +110,11 @@ export class KubeScenario {
       'Ready for snapshot. Polling for sentinel in /snapshot-control (snapshot-complete or restore-complete)',
     ].join('\n');
     if (!today) {
-      this.target = this.pod('llama-restore-0', { app: 'llama', 'nvidia.com/snapshot-is-restore-target': 'true', 'nvidia.com/snapshot-checkpoint-id': 'a1b2c3d4e5f60718' });
+      this.target = this.pod(this.restorePodName, { app: 'llama', 'nvidia.com/snapshot-is-restore-target': 'true', 'nvidia.com/snapshot-checkpoint-id': 'a1b2c3d4e5f60718' });
       this.target.annotations['nvidia.com/snapshot-target-containers'] = 'main';
       this.target.log = 'Captured snapshot restore context at /snapshot-control/restore-context.json';
     }
-    this.agent = this.pod('snapshot-agent-n7x2q', today ? { ...SNAPSHOT_AGENT_LABELS } : { app: 'snapshot-agent' }, 'snapshot-system', 'agent');
+    this.agent = this.pod(`snapshot-agent-${pre === 'llama' ? 'n7x2q' : pre}`, today ? { ...SNAPSHOT_AGENT_LABELS } : { app: 'snapshot-agent' }, 'snapshot-system', 'agent');
     this.agent.containerStatuses = this.running(true, 'agent');
     this.agent.conditions = [{ type: 'Ready', status: 'True' }];
     this.agent.log = `${iso(this.t0)}\tINFO\tcontroller\tSource container not ready, awaiting quiesce\t{"pod": "${this.ns}/${this.source.name}"}`;
@@ -272,7 +279,7 @@ export class KubeScenario {
 
   private restoreStartsToday(now: number): void {
     // A new pod from the restore manifest (snapshotctl restore --manifest, or the caller), annotated restore-from.
-    const t = this.pod('llama-restore-0', { app: 'llama' });
+    const t = this.pod(this.restorePodName, { app: 'llama' });
     t.annotations['nvidia.com/restore-from'] = this.snapshotName;
     t.log = 'Captured snapshot restore context at /snapshot-control/restore-context.json';
     t.conditions = [{ type: 'Ready', status: 'False' }, this.condition('nvidia.com/Restored', 'False', 'RestoreInProgress', 'Restore in progress', now)];
@@ -357,7 +364,7 @@ export class KubeScenario {
       s.snapshotctl = async (args) => {
         if (args[0] === '--help') return { code: 0, stdout: '', stderr: this.generation === 'snapshot' ? SNAPSHOTCTL_HELP : SNAPSHOTCTL_HELP_CHECKPOINT_ID };
         this.triggers.push(args);
-        return { code: 0, stdout: args[0] === 'checkpoint' ? `status=Ready\npod_snapshot=${this.snapshotName}\n` : `status=Submitted\nrestore_pod=llama-restore-0\n`, stderr: '' };
+        return { code: 0, stdout: args[0] === 'checkpoint' ? `status=Ready\npod_snapshot=${this.snapshotName}\n` : `status=Submitted\nrestore_pod=${this.restorePodName}\n`, stderr: '' };
       };
     }
     return s;
