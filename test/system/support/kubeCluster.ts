@@ -15,6 +15,7 @@ import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import { repoRoot } from '../../support/paths';
+import { kubeconfigText } from './kubeconfig';
 
 export const K8S_VERSION = 'v1.32.4';
 
@@ -176,22 +177,7 @@ export async function startKubeCluster(dir: string): Promise<KubeCluster> {
   }
   const url = `https://127.0.0.1:${apiPort}`;
   const kubeconfig = path.join(dir, 'kubeconfig');
-  fs.writeFileSync(
-    kubeconfig,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters:',
-      `- name: dsw-test\n  cluster:\n    server: ${url}\n    certificate-authority-data: ${ca.toString('base64')}`,
-      'users:',
-      `- name: dsw-admin\n  user:\n    token: ${token}`,
-      'contexts:',
-      '- name: dsw-test\n  context:\n    cluster: dsw-test\n    user: dsw-admin\n    namespace: default',
-      'current-context: dsw-test',
-      '',
-    ].join('\n'),
-    { mode: 0o600 },
-  );
+  fs.writeFileSync(kubeconfig, kubeconfigText({ name: 'dsw-test', server: url, caData: ca.toString('base64'), user: { token } }), { mode: 0o600 });
   return {
     url,
     kubeconfig,

@@ -18,6 +18,7 @@ import { scratch, testEnv } from '../../unit/transport/helpers';
 import { runCli } from '../support/cli';
 import { startFakeKubeApi, type FakeKubeApi } from '../support/fakeKubeApi';
 import { kubeClusterParts, startKubeCluster, type KubeCluster } from '../support/kubeCluster';
+import { kubeconfigText } from '../support/kubeconfig';
 import { skipOrFail } from '../support/sshd';
 
 let why: string | undefined;
@@ -46,12 +47,7 @@ before(async () => {
   // A kubeconfig whose user runs an exec credential plugin: loading it runs the attacker's program.
   const plugin = path.join(dir, 'plugin.sh');
   fs.writeFileSync(plugin, `#!/bin/sh\ntouch '${marker}'\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"x"}}'\n`, { mode: 0o755 });
-  fs.writeFileSync(evil, [
-    'apiVersion: v1', 'kind: Config',
-    'clusters:', `- name: e\n  cluster:\n    server: ${cluster.url}\n    certificate-authority-data: ${ca}`,
-    'users:', `- name: e\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: ${plugin}\n      interactiveMode: Never`,
-    'contexts:', '- name: e\n  context:\n    cluster: e\n    user: e', 'current-context: e', '',
-  ].join('\n'));
+  fs.writeFileSync(evil, kubeconfigText({ name: 'e', server: cluster.url, caData: ca, user: { exec: plugin } }));
 });
 after(async () => {
   await api?.stop();
