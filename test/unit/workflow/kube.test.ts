@@ -190,6 +190,13 @@ describe('kube observation verdicts', () => {
     assert.match(at('RestoreReplenishmentIncompatible', 'False', 'cpu-arch: source amd64, target arm64')!.verdict, /a replacement container cannot be restored: cpu-arch differs/);
   });
 
+  it('today\'s restore watches this cycle\'s pod, not one restored from the same snapshot earlier', () => {
+    const old = { ...k.restoreFromPod('RestoreSucceeded', 'True'), metadata: { ...k.restoreFromPod('RestoreSucceeded', 'True').metadata, name: 'llama-restore-old', creationTimestamp: '2026-11-29T06:00:00Z' } };
+    const fresh = { ...k.restoreFromPod('RestoreInProgress', 'False'), metadata: { ...k.restoreFromPod('RestoreInProgress', 'False').metadata, name: 'llama-restore-new', creationTimestamp: '2026-11-30T06:10:00Z' } };
+    assert.equal(judgeKubeRestore(today({ pods: [parsePod(old), parsePod(fresh)] })), undefined, 'the newest restore-from pod is still restoring');
+    assert.equal(judgeKubeRestore(today({ pods: [parsePod(old), parsePod(fresh)], restorePod: 'llama-restore-old' }))!.state, 'passed', 'the pod snapshotctl named wins');
+  });
+
   it('capture: today\'s PodSnapshot Ready passes with every phase; Failed fails; yesterday\'s DynamoCheckpoint too', () => {
     const ok = judgeKubeCapture(today({ agentLog: k.agentLogToday }))!;
     assert.equal(ok.state, 'passed');

@@ -29,6 +29,8 @@ export interface KubeObservation {
   content?: SnapshotContentObject;
   /** today: the SnapshotJob(s) that produce it */
   jobs?: SnapshotJobObject[];
+  /** the restore pod this run asked for (snapshotctl's `restore_pod=`), when known */
+  restorePod?: string;
   agentLog?: string;
 }
 
@@ -79,14 +81,16 @@ export function sourcePod(o: KubeObservation): PodState | undefined {
   return (named ? o.pods.find((p) => p.name === named) : undefined) ?? o.pods.find((p) => p.role === 'checkpoint-source') ?? o.pods.find((p) => p.role !== 'restore-target');
 }
 
-/** The pod restored into: annotated restore-from this PodSnapshot (today), or marked as restore target (yesterday). */
+/**
+ * The pod restored into: the one this run's snapshotctl created, else the newest annotated
+ * restore-from this PodSnapshot (pods restored from it earlier may still be there), else (yesterday)
+ * the one marked as restore target.
+ */
 export function targetPod(o: KubeObservation): PodState | undefined {
   const snap = o.snapshot?.name;
-  return (
-    (snap ? o.pods.find((p) => p.restoreFrom === snap) : undefined) ??
-    o.pods.find((p) => p.role === 'restore-target') ??
-    o.pods.find((p) => o.container in p.restoreStatus)
-  );
+  const named = o.restorePod ? o.pods.find((p) => p.name === o.restorePod) : undefined;
+  const newest = snap ? o.pods.filter((p) => p.restoreFrom === snap).sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0))[0] : undefined;
+  return named ?? newest ?? o.pods.find((p) => p.role === 'restore-target') ?? o.pods.find((p) => o.container in p.restoreStatus);
 }
 
 /** Capture: the snapshot object Ready (verified) or Failed, with the agent's Checkpoint timing summary. */
@@ -152,20 +156,22 @@ export function judgeKubeSourceExit(o: KubeObservation): Verdict | undefined {
   const source = sourcePod(o);
   const t = source?.terminated[o.container];
   if (today(o)) {
-    const done = captureCompleted(o);
-    const snap = o.snapshot?.name ?? o.content?.snapshot?.name ?? '?';
+    // With no snapshot object to read (none named, none found), the agent's summary says the capture is done.
+    const done = captureCompleted(o) || (!o.snapshot && !o.content && observedSummary(o, 'checkpoint') !== undefined);
+    const name = o.snapshot?.name ?? o.content?.snapshot?.name;
+    const ready = name ? `PodSnapshot ${name} became Ready` : 'the agent logged its Checkpoint timing summary';
     if (!source && done) {
-      return { state: 'passed', verdict: `the source pod is gone after PodSnapshot ${snap} became Ready (its SnapshotJob removes it): the expected end of a capture on the Snapshot API`, evidence: snapshotNotes(o) };
+      return { state: 'passed', verdict: `the source pod is gone after ${ready} (its SnapshotJob removes it): the expected end of a capture on the Snapshot API`, evidence: snapshotNotes(o) };
     }
     if (!source || !t) return undefined;
     const evidence: Evidence[] = [{ kind: 'exit', text: `pod ${source.name} container ${o.container}: ${exitWords(t)}` }, ...snapshotNotes(o)];
     if (done) {
-      return { state: 'passed', verdict: `source container ${o.container} ended (${exitWords(t)}) after PodSnapshot ${snap} became Ready: the agent's dump ends the source (snapshot#101), the expected end`, evidence };
+      return { state: 'passed', verdict: `source container ${o.container} ended (${exitWords(t)}) after ${ready}: the agent's dump ends the source (snapshot#101), the expected end`, evidence };
     }
     if (o.snapshot?.state === 'failed' || o.content?.state === 'failed') {
-      return { state: 'failed', verdict: `source container ${o.container} was ended (${exitWords(t)}) after the capture of PodSnapshot ${snap} failed`, evidence };
+      return { state: 'failed', verdict: `source container ${o.container} was ended (${exitWords(t)}) after the capture of PodSnapshot ${name} failed`, evidence };
     }
-    return { state: 'failed', verdict: `source container ${o.container} ended (${exitWords(t)}) before PodSnapshot ${snap} became Ready: the workload left before the agent captured it`, evidence };
+    return { state: 'failed', verdict: `source container ${o.container} ended (${exitWords(t)}) before ${name ? `PodSnapshot ${name} became Ready` : 'the capture completed'}: the workload left before the agent captured it`, evidence };
   }
   if (!source || !t) return undefined;
   const evidence: Evidence[] = [{ kind: 'exit', text: `pod ${source.name} container ${o.container}: ${t.reason ?? 'terminated'}, exit code ${t.exitCode ?? '?'}${t.signal ? `, signal ${t.signal}` : ''}` }];

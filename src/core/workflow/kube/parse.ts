@@ -99,11 +99,6 @@ export function parsePod(json: unknown): PodState {
   };
 }
 
-/** The containers a restore-from pod restores into (the map's destinations, else the captured names). */
-export function restoreDestinations(p: PodState, captured: readonly string[]): string[] {
-  return p.containerMap.length ? [...new Set(p.containerMap.map((m) => m.destination))] : [...captured];
-}
-
 const Event = z.looseObject({
   reason: optText,
   type: optText,

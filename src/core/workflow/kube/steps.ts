@@ -101,7 +101,7 @@ export async function observeOnce(rc: RunContext): Promise<KubeSeen> {
   // Events of the whole namespace: keep those about the observed pods and the snapshot objects.
   const names = new Set(pods.map((p) => p.name));
   const events = parseEvents(eventsRaw).filter((e) => !e.object || !e.object.startsWith('Pod/') || names.has(e.object.slice(4)));
-  const seen: KubeSeen = { container, generation: g, generationInfo: info, pods, events, agentLog, at: rc.now(), problems };
+  const seen: KubeSeen = { container, generation: g, generationInfo: info, pods, events, agentLog, at: rc.now(), problems, restorePod: cycle(rc).restorePod };
   if (cpRaw !== undefined) seen.checkpoint = parseCheckpoint(cpRaw);
   else if (legacyName && g === 'dynamo' && src.object && !problems.length) problems.push(`DynamoCheckpoint ${legacyName} does not exist (yet)`);
   if (listRaw !== undefined) {

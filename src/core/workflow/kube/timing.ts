@@ -91,13 +91,11 @@ const phaseName = (k: string): string => k.replace(/_duration$/, '');
 function summaryFrom(kind: SummaryKind, line: string): TimingSummary {
   const fields = trailingJson(line) ?? textFields(line);
   const s: TimingSummary = { kind, phases: [], ids: {}, at: stamp(line, fields), line };
-  // Nested (today): everything lives under "checkpoint" / "restore".
+  // Nested (today): the figures live under "checkpoint" / "restore", the ids beside it.
   const nested = fields[kind];
   const body = nested && typeof nested === 'object' && !Array.isArray(nested) ? (nested as Record<string, unknown>) : fields;
-  for (const [k, v] of Object.entries(fields)) {
-    if (k === kind && body !== fields) continue;
-    if (NOT_FIELDS.has(k) || body === fields) continue;
-    if (typeof v === 'string' || typeof v === 'number') s.ids[k] = String(v);
+  if (body !== fields) {
+    for (const [k, v] of Object.entries(fields)) if (k !== kind && !NOT_FIELDS.has(k) && (typeof v === 'string' || typeof v === 'number')) s.ids[k] = String(v);
   }
   for (const [k, v] of Object.entries(body)) {
     if (NOT_FIELDS.has(k)) continue;
