@@ -56,13 +56,17 @@ suite('Views: Snapshots (real kube-apiserver)', () => {
     const { v } = await viewsService();
     await vscode.commands.executeCommand('dynamoSnapshot.snapshots.focus');
     await waitFor('the view to watch its four resources', () => v.snapshots.watching === 4, 30_000);
-    const rows = await waitFor('llama-snap and qwen-snap', () => {
+    // The four watches deliver independently: wait until the pods' (the restored count) has arrived too.
+    const rows = await waitFor('llama-snap with its 2 restored pods, and qwen-snap', () => {
       const r = v.snapshots.getChildren();
-      return r.some((x) => x.label === 'llama-snap') && r.some((x) => x.label === 'qwen-snap') ? r : undefined;
+      return r.some((x) => x.label === 'llama-snap' && /2 restored/.test(x.description ?? '')) && r.some((x) => x.label === 'qwen-snap') ? r : undefined;
     }, 60_000);
     const llama = rows.find((r) => r.label === 'llama-snap')!;
     assert.match(llama.description!, /^Ready · \d+ s · from llama-job-source-x7q2m · 2 restored$/);
-    const kids = v.snapshots.getChildren(llama).map((r) => `${r.kind}:${r.label}:${r.description}`);
+    const kids = await waitFor('the content and the job under llama-snap', () => {
+      const k = v.snapshots.getChildren(llama).map((r) => `${r.kind}:${r.label}:${r.description}`);
+      return k.some((x) => x.startsWith('content:')) && k.some((x) => x.startsWith('job:')) ? k : undefined;
+    }, 60_000);
     assert.ok(kids.some((k) => /^content:podsnapshotcontent-[0-9a-f-]+:Ready · node node-a$/.test(k)), kids.join('\n'));
     assert.ok(kids.some((k) => /^job:SnapshotJob llama-job:Completed/.test(k)), kids.join('\n'));
     assert.ok(kids.some((k) => /^restored:llama-restore-0:RestoreSucceeded/.test(k)), kids.join('\n'));
@@ -85,7 +89,7 @@ suite('Views: Snapshots (real kube-apiserver)', () => {
     const { v } = await viewsService();
     await vscode.commands.executeCommand('dynamoSnapshot.snapshots.focus');
     const llama = await waitFor('llama-snap', () => v.snapshots.getChildren().find((x) => x.label === 'llama-snap'), 60_000);
-    await vscode.commands.executeCommand('dynamoSnapshot.snapshots.restore', llama);
+    await vscode.commands.executeCommand('dynamoSnapshot.restoreFromSnapshot', llama);
     const got = await waitFor('snapshotctl called', () => (fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8').trim() : undefined), 30_000);
     assert.strictEqual(got, `restore --manifest=${path.join(dir, 'restore-pod.yaml')} --snapshot=llama-snap --namespace=llm --kube-context=dsw-test`);
   });

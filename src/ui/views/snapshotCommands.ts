@@ -7,6 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { kubeSourceFor } from '../../cli/kubeSource';
+import { DEFAULT_AGENT_CONTAINER, DEFAULT_AGENT_SELECTOR } from '../../core/settings/workerProfile';
 import { snapshotFacts } from '../../core/views/snapshots/facts';
 import type { SnapshotRow } from '../../core/views/snapshots/tree';
 import { parseSnapshotctl, snapshotctlArgs, snapshotctlGeneration, snapshotctlMissing } from '../../core/workflow/kube/snapshotctl';
@@ -80,7 +81,7 @@ export async function showAgentLog(p: Parts, arg: unknown): Promise<void> {
   const s = row.snapshot ? store.snapshots.get(row.snapshot) : undefined;
   const c = s ? store.contentOf(s) : undefined;
   const names = [s?.name, s?.contentName, c?.name, c?.uid, s?.sourcePod, ...(s ? store.restoredFrom(s).map((r) => r.pod.name) : []), row.object?.name].filter((x): x is string => Boolean(x));
-  const obs = t.transport.observer({ agentSelector: k?.agentSelector ?? 'app.kubernetes.io/name=snapshot,app.kubernetes.io/component=snapshot-agent', agentContainer: k?.agentContainer ?? 'agent', agentNamespace: k?.agentNamespace, agentTailLines: 5000 });
+  const obs = t.transport.observer({ agentSelector: k?.agentSelector ?? DEFAULT_AGENT_SELECTOR, agentContainer: k?.agentContainer ?? DEFAULT_AGENT_CONTAINER, agentNamespace: k?.agentNamespace, agentTailLines: 5000 });
   const [where, log] = await Promise.all([obs.agentWhere().catch((e: unknown) => `agent pods not found: ${e instanceof Error ? e.message : String(e)}`), obs.agentLog()]);
   const lines = log.split('\n').filter((l) => names.some((n) => l.includes(n)));
   const text = [`# snapshot agent: ${where}`, `# lines naming ${[...new Set(names)].join(', ')} (of the last 5000 per agent pod)`, '', ...(lines.length ? lines : ['(none)'])].join('\n');
@@ -137,10 +138,10 @@ export async function restoreFromSnapshot(ctx: Ctx, p: Parts, arg: unknown): Pro
 
 export function snapshotCommands(parts: (ctx: Ctx) => Parts): CommandSpec[] {
   return [
-    { id: 'dynamoSnapshot.snapshots.refresh', needsTrust: true, run: (ctx) => parts(ctx).tree.restartIfShown(true) },
-    { id: 'dynamoSnapshot.snapshots.openYaml', needsTrust: true, run: (ctx, arg) => openYaml(parts(ctx), arg) },
-    { id: 'dynamoSnapshot.snapshots.showAgentLog', needsTrust: true, run: (ctx, arg) => showAgentLog(parts(ctx), arg) },
-    { id: 'dynamoSnapshot.snapshots.compare', run: (ctx, arg, selected) => compareSnapshots(parts(ctx), arg, selected) },
-    { id: 'dynamoSnapshot.snapshots.restore', needsTrust: true, run: (ctx, arg) => restoreFromSnapshot(ctx, parts(ctx), arg) },
+    { id: 'dynamoSnapshot.refreshSnapshots', needsTrust: true, run: (ctx) => parts(ctx).tree.restartIfShown(true) },
+    { id: 'dynamoSnapshot.openSnapshotYaml', needsTrust: true, run: (ctx, arg) => openYaml(parts(ctx), arg) },
+    { id: 'dynamoSnapshot.showSnapshotAgentLog', needsTrust: true, run: (ctx, arg) => showAgentLog(parts(ctx), arg) },
+    { id: 'dynamoSnapshot.compareSnapshots', run: (ctx, arg, selected) => compareSnapshots(parts(ctx), arg, selected) },
+    { id: 'dynamoSnapshot.restoreFromSnapshot', needsTrust: true, run: (ctx, arg) => restoreFromSnapshot(ctx, parts(ctx), arg) },
   ];
 }
