@@ -59,6 +59,7 @@ async function until(what: string, seconds: number, check: () => Promise<boolean
   throw new Error(`${what} did not happen within ${seconds} s:\n${logs().slice(-3000)}`);
 }
 
+/** Starts etcd and the API server with their state in `dir`, which `stop()` removes. */
 export async function startKubeCluster(dir: string): Promise<KubeCluster> {
   const parts = kubeClusterParts();
   if ('missing' in parts) throw new Error(parts.missing);
@@ -173,6 +174,7 @@ export async function startKubeCluster(dir: string): Promise<KubeCluster> {
   } catch (e) {
     kubelet?.close();
     await stopAll();
+    fs.rmSync(dir, { recursive: true, force: true });
     throw e;
   }
   const url = `https://127.0.0.1:${apiPort}`;
@@ -184,10 +186,12 @@ export async function startKubeCluster(dir: string): Promise<KubeCluster> {
     logs,
     request,
     must,
+    // The directory is the cluster's (etcd preallocates a 64 MiB WAL): gone with it.
     stop: async () => {
       kubelet?.closeAllConnections();
       await new Promise<void>((r) => kubelet!.close(() => r()));
       await stopAll();
+      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }

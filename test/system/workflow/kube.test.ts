@@ -108,9 +108,10 @@ async function runOn(c: KubeCluster, o: Run) {
     const parsed = RunRecordSchema.safeParse(JSON.parse(r.stdout || 'null'));
     assert.ok(parsed.success, `not a run record; stderr:\n${r.stderr.slice(-3000)}`);
     assert.deepEqual(play.refused, [], 'the API server accepted every scripted write');
-    return { r, rec: parsed.data, sc, calls: ctl?.calls, step: (n: string) => parsed.data.steps.find((s) => s.name === n)! };
+    return { r, rec: parsed.data, sc, calls: ctl?.calls(), step: (n: string) => parsed.data.steps.find((s) => s.name === n)! };
   } finally {
     await play.stop();
+    fs.rmSync(ws, { recursive: true, force: true });
   }
 }
 
@@ -160,7 +161,7 @@ describe("today's Snapshot API on a real kube-apiserver", () => {
     const { r, rec, calls } = await runOn(c!, { scenario: { viaSnapshotctl: true }, snapshotctl: true });
     assert.equal(r.code, 0, states(rec));
     const ns = rec.steps.find((s) => s.name === 'connect')!.verdict!.match(/namespace (llm-\d+)/)![1];
-    assert.deepEqual(calls!(), [
+    assert.deepEqual(calls, [
       ['checkpoint', '--manifest=pod.yaml', '--snapshot=llama-snap', '--container=main', `--namespace=${ns}`, '--kube-context=dsw-test'],
       ['restore', '--manifest=pod.yaml', '--snapshot=llama-snap', `--namespace=${ns}`, '--kube-context=dsw-test'],
     ]);
@@ -180,7 +181,7 @@ describe("yesterday's DynamoCheckpoint API on a real kube-apiserver", () => {
     for (const n of ['connect', 'preflight', 'warmup', 'ready', 'capture', 'sourceExit', 'restore', 'resume', 'smoke', 'report']) assert.equal(step(n).state, 'passed', states(rec));
     assert.match(step('connect').verdict!, /Dynamo DynamoCheckpoint API/);
     const ns = step('connect').verdict!.match(/namespace (llm-\d+)/)![1];
-    assert.deepEqual(calls!(), [
+    assert.deepEqual(calls, [
       ['checkpoint', '--manifest=pod.yaml', '--container=main', `--namespace=${ns}`, '--kube-context=dsw-test'],
       ['restore', '--pod=llama-restore-0', '--containers=main', '--checkpoint-id=a1b2c3d4e5f60718', `--namespace=${ns}`, '--kube-context=dsw-test'],
     ]);
