@@ -126,6 +126,28 @@
     return s;
   }
 
+  /**
+   * The doer's own phases of a step (the snapshot agent's criu_dump, cuda_checkpoint …) as thin bands
+   * along the bottom of its bar: back to back, ending where the step ended, each as long as the doer
+   * measured it (shrunk together when they add up to more than the bar).
+   */
+  function subSegments(s, end, span) {
+    const total = s.parts.reduce((n, p) => n + p.ms, 0);
+    const room = Math.max(end - s.start, 0);
+    const scale = total > room && total > 0 ? room / total : 1;
+    let at = end - total * scale;
+    return s.parts.map((p, i) => {
+      const d = el('div', 'subseg part-' + (i % 6));
+      d.style.left = (at / span) * 100 + '%';
+      d.style.width = ((p.ms * scale) / span) * 100 + '%';
+      at += p.ms * scale;
+      d.setAttribute('role', 'img');
+      d.setAttribute('aria-label', s.title + ' phase ' + p.name + ', ' + dur(p.ms));
+      withTip(d, s.title + ' · ' + p.name, [dur(p.ms) + ' (as the doer measured it)']);
+      return d;
+    });
+  }
+
   function lanes(m) {
     const box = el('section', 'timeline');
     box.setAttribute('aria-label', 'Timeline: the workflow steps, then one lane per rank coloured by phase');
@@ -146,6 +168,7 @@
         segment('step:' + s.name, 'step ' + s.state, s.start, end, span, STATE_SYMBOL[s.state] + ' ' + s.title, s.title + ': ' + s.state + ', ' + dur(s.durationMs) + (s.verdict ? '. ' + s.verdict : ''), s.title, lines),
       );
       segments++;
+      if (s.parts && s.parts.length) stepTrack.append(...subSegments(s, end, span));
     }
     stepRow.append(stepTrack);
     grid.append(stepRow);

@@ -46,6 +46,8 @@ export const TimelineStep = z.object({
   end: z.number().optional(),
   durationMs: z.number().optional(),
   evidence: z.array(TimelineEvidence),
+  /** the doer's own phases of this step (the snapshot agent's criu_dump, cuda_checkpoint …), in order, as sub-segments of its bar */
+  parts: z.array(z.object({ name: z.string(), ms: z.number() })).optional(),
 });
 
 export const HistoryPoint = z.object({

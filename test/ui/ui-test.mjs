@@ -4,9 +4,11 @@
 // extension in development mode, driven by Debian's headless Chromium through playwright-core, the way
 // a person would: command palette → "Dynamo Snapshot: Run Snapshot Smoke Test" → the Ranks view fills
 // with one row per rank → "Show Lifecycle" → the panel draws the timeline; hovering a segment shows its
-// evidence, and the keyboard reaches the segments. Screenshots go to test-results/ui/ (minimum) or
+// evidence, and the keyboard reaches the segments; the Snapshots view shows a real kube-apiserver's
+// PodSnapshots (test/ui/snapshotCluster.main.ts) with their content, SnapshotJob and restored pods,
+// opens an object's YAML and compares two snapshots. Screenshots go to test-results/ui/ (minimum) or
 // test-results/ui/<host>/.
-//   node test/ui/ui-test.mjs [--host minimum|newest] [--shots DIR]
+//   node test/ui/ui-test.mjs [--host minimum|newest] [--shots DIR] [--keep-open]
 // Prints `ui: N passed, N failed` last (scripts/run-tests.mjs reads it).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -48,13 +50,34 @@ if (!fs.existsSync(path.join(root, 'dist/extension.js'))) {
   process.exit(1);
 }
 
+// A real API server with snapshot objects for the Snapshots view (or the reason it cannot run here).
+const clusterMain = path.join(root, 'out/test/ui/snapshotCluster.main.js');
+let cluster;
+let clusterInfo = { skip: 'out/test/ui/snapshotCluster.main.js is missing; run `node scripts/build.mjs`' };
+if (fs.existsSync(clusterMain)) {
+  cluster = spawn(process.execPath, [clusterMain], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let clusterErr = '';
+  cluster.stderr.on('data', (d) => { clusterErr += d; });
+  clusterInfo = await new Promise((resolve) => {
+    let out = '';
+    const t = setTimeout(() => resolve({ skip: `the test cluster did not start within 180 s: ${clusterErr.slice(-500)}` }), 180_000);
+    cluster.stdout.on('data', (d) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) { clearTimeout(t); try { resolve(JSON.parse(out.slice(0, nl))); } catch { resolve({ skip: `test cluster said: ${out.slice(0, 300)}` }); } }
+    });
+    cluster.on('exit', (code) => { clearTimeout(t); resolve({ skip: `the test cluster exited (${code}): ${clusterErr.slice(-500)}` }); });
+  });
+}
+
 const freePort = () => new Promise((r) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); });
 const port = await freePort();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dsw-ui-'));
 const workspace = path.join(tmp, 'workspace');
 fs.cpSync(path.join(root, 'test/fixtures/workspace'), workspace, { recursive: true });
 fs.mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
-fs.writeFileSync(path.join(workspace, '.vscode/settings.json'), JSON.stringify({ 'dynamoSnapshot.defaultWorker': 'local-demo' }, null, 1));
+const workspaceSettings = path.join(workspace, '.vscode/settings.json');
+fs.writeFileSync(workspaceSettings, JSON.stringify({ 'dynamoSnapshot.defaultWorker': 'local-demo' }, null, 1));
 const userData = path.join(tmp, 'user-data');
 fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
 fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
@@ -81,13 +104,17 @@ server.stderr.on('data', (d) => { log += d; });
 let browser;
 const passed = [];
 const failed = [];
+const skipped = [];
 async function finish(code) {
   try { await browser?.close(); } catch { /* already gone */ }
   try { process.kill(-server.pid, 'SIGTERM'); } catch { /* already gone */ }
+  // The test cluster stops when its stdin closes.
+  try { cluster?.stdin.end(); } catch { /* already gone */ }
   fs.rmSync(tmp, { recursive: true, force: true });
   for (const p of passed) console.log(`ok - ${p}`);
   for (const f of failed) console.log(`not ok - ${f}`);
-  console.log(`ui: ${passed.length} passed, ${failed.length} failed`);
+  for (const k of skipped) console.log(`ok - ${k} # SKIP`);
+  console.log(`ui: ${passed.length} passed, ${failed.length} failed${skipped.length ? `, ${skipped.length} skipped` : ''}`);
   process.exit(code);
 }
 process.on('SIGINT', () => finish(130));
@@ -281,6 +308,68 @@ try {
     await page.screenshot({ path: path.join(shotDir, 'merged-log.png') });
     return `tab "${tab.split('\n')[0]}"`;
   });
+  if (clusterInfo.skip) {
+    if (process.env.DSW_REQUIRE_SYSTEM === '1') throw new Error(`required system part missing: ${clusterInfo.skip}`);
+    skipped.push(`the Snapshots view (${clusterInfo.skip})`);
+  } else {
+    await step('a kubernetes worker profile brings the Snapshots view; it shows the cluster\'s PodSnapshots → content → SnapshotJob → restored pods with their Restored reason', async () => {
+      // The view appears with the first kubernetes profile (as a user adds one to the settings).
+      fs.writeFileSync(workspaceSettings, JSON.stringify({ 'dynamoSnapshot.defaultWorker': 'local-demo', 'dynamoSnapshot.kubectl.kubeconfig': clusterInfo.kubeconfig, 'dynamoSnapshot.workers': [clusterInfo.profile] }, null, 1));
+      await pane('Snapshots').waitFor({ timeout: 30000 });
+      // Room for the view: fold the Ranks and Lifecycle trees, close the editors.
+      await page.keyboard.press('Escape');
+      await palette('View: Close All Editors');
+      for (const v of ['Ranks', 'Lifecycle']) {
+        const h = pane(v).locator('.pane-header');
+        if ((await h.getAttribute('aria-expanded')) === 'true') await h.click();
+      }
+      await expand('Snapshots');
+      const snaps = pane('Snapshots');
+      const top = snaps.locator('.monaco-list-row:has-text("llama-snap")').first();
+      await top.waitFor({ timeout: 60000 });
+      await snaps.locator('.monaco-list-row:has-text("qwen-snap")').first().waitFor({ timeout: 30000 });
+      await top.locator('.monaco-tl-twistie').click();
+      for (const text of ['SnapshotJob llama-job', 'llama-restore-0', 'RestoreSucceeded', 'llama-restore-1', 'RestoreIncompatible']) await snaps.locator(`.monaco-list-row:has-text("${text}")`).first().waitFor({ timeout: 30000 });
+      const content = snaps.locator('.monaco-list-row:has-text("podsnapshotcontent-")').first();
+      await content.locator('.monaco-tl-twistie').click();
+      for (const text of ['storage', 'captured on']) await snaps.locator(`.monaco-list-row:has-text("${text}")`).first().waitFor({ timeout: 15000 });
+      // A wider side bar, so the descriptions (Restored reason, restore time, node) are readable.
+      const bar = await page.locator('.part.sidebar').boundingBox();
+      if (bar) {
+        await page.mouse.move(bar.x + bar.width - 1, bar.y + bar.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(bar.x + 640, bar.y + bar.height / 2, { steps: 8 });
+        await page.mouse.up();
+      }
+      await page.mouse.move(0, 0);
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: path.join(shotDir, 'snapshots-view.png') });
+      const rows = await snaps.locator('.monaco-list-row').allInnerTexts();
+      return `${rows.length} rows, e.g. ${rows.slice(0, 3).map((r) => r.replace(/\s+/g, ' ')).join(' | ')}`;
+    });
+
+    await step('Open YAML (Read-Only) shows the PodSnapshot as the API server returns it', async () => {
+      const row = pane('Snapshots').locator('.monaco-list-row:has-text("llama-snap")').first();
+      await row.click({ button: 'right' });
+      await page.locator('.context-view .action-label:has-text("Open YAML (Read-Only)")').click();
+      await page.waitForSelector('.editor-instance .view-lines:has-text("kind: PodSnapshot")', { timeout: 30000 });
+      return `tab "${(await page.locator('.tab.active').innerText()).split('\n')[0]}"`;
+    });
+
+    await step('Compare Snapshots… puts two snapshots side by side, differences marked', async () => {
+      const row = pane('Snapshots').locator('.monaco-list-row:has-text("llama-snap")').first();
+      await row.click({ button: 'right' });
+      await page.locator('.context-view .action-label:has-text("Compare Snapshots")').click();
+      await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("qwen-snap")', { timeout: 15000 });
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('.monaco-diff-editor', { timeout: 30000 });
+      await page.waitForSelector('.monaco-diff-editor .view-lines:has-text("captured on GPUs")', { timeout: 30000 });
+      await page.mouse.move(0, 0);
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: path.join(shotDir, 'snapshots-compare.png') });
+      return `tab "${(await page.locator('.tab.active').innerText()).split('\n')[0]}"`;
+    });
+  }
   console.log(`[ui] finished in ${Date.now() - t0} ms`);
   await finish(0);
 } catch (e) {

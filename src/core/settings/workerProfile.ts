@@ -3,6 +3,7 @@
  * Used by the extension, the CLI (`--config FILE`) and the tests; no `vscode` import.
  */
 import { z } from 'zod';
+import { kubeNameProblem, type KubeNameKind } from './kubeNames';
 
 const positiveSeconds = (what: string, dflt: number) => {
   const message = `${what} must be a finite number of seconds greater than 0`;
@@ -13,6 +14,13 @@ const positiveSeconds = (what: string, dflt: number) => {
 };
 
 const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A name kubectl gets as an argument: validated as Kubernetes validates it, so it can never become an option. */
+const kubeName = (kind: KubeNameKind) =>
+  z.string().superRefine((v, ctx) => {
+    const problem = kubeNameProblem(kind, v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 export const LocalTransport = z.strictObject({ kind: z.literal('local') });
 
@@ -30,11 +38,11 @@ export const SshTransport = z.strictObject({
 export const KubernetesTransport = z
   .strictObject({
     kind: z.literal('kubernetes'),
-    context: z.string().min(1).optional(),
-    namespace: z.string().min(1).optional(),
-    pod: z.string().min(1).optional(),
-    selector: z.string().min(1).optional(),
-    container: z.string().min(1).optional(),
+    context: kubeName('context').optional(),
+    namespace: kubeName('namespace').optional(),
+    pod: kubeName('pod').optional(),
+    selector: kubeName('selector').optional(),
+    container: kubeName('container').optional(),
   })
   .refine((t) => Boolean(t.pod) !== Boolean(t.selector), { message: 'name exactly one of pod or selector' });
 
@@ -77,23 +85,47 @@ export const CriuSettings = z.strictObject({
  * watches it (pods, annotations, events, the checkpoint object, the agent's timing summaries) and,
  * with `snapshotctl`, triggers it. Absent: a kubernetes profile runs the agent inside the pod.
  */
-export const KubernetesObserve = z.strictObject({
-  /** DynamoCheckpoint to watch for capture (`kubectl get dynamocheckpoint NAME`). */
-  checkpoint: z.string().min(1).optional(),
-  /** Namespace and label selector of the snapshot-agent DaemonSet pods (their logs carry the timing summaries). */
-  agentNamespace: z.string().min(1).optional(),
-  agentSelector: z.string().min(1).optional(),
-  /** snapshotctl argv prefix (e.g. ["snapshotctl"]); when set, the run triggers checkpoint / restore with it. */
-  snapshotctl: z.array(z.string().min(1)).min(1, 'snapshotctl must be a non-empty argv list').optional(),
-  /** Pod manifest for `snapshotctl checkpoint --manifest` (a local path). */
-  manifest: z.string().min(1).optional(),
-  /** Checkpoint id for `snapshotctl restore --checkpoint-id` (default: the restore pod's label, or the checkpoint's identity). */
-  checkpointId: z.string().min(1).optional(),
-  /** Restore target pod for `snapshotctl restore --pod` (default: the pod the agent marks as restore target). */
-  restorePod: z.string().min(1).optional(),
-  /** How often the cluster is polled while a step waits. */
-  pollSeconds: z.number({ error: 'kubernetes.pollSeconds must be a number of seconds' }).min(0.01).max(60).default(2),
-});
+/** The snapshot agent DaemonSet as ai-dynamo/snapshot's chart labels it (charts/snapshot/templates/daemonset.yaml). */
+export const DEFAULT_AGENT_SELECTOR = 'app.kubernetes.io/name=snapshot,app.kubernetes.io/component=snapshot-agent';
+export const DEFAULT_AGENT_CONTAINER = 'agent';
+
+export const KubernetesObserve = z
+  .strictObject({
+    /**
+     * The snapshot object to watch for capture, in whichever API the cluster serves: a `PodSnapshot`
+     * (ai-dynamo/snapshot) or, on clusters from before dynamo#14076, a `DynamoCheckpoint`.
+     */
+    checkpoint: kubeName('object').optional(),
+    /** Same as `checkpoint` (the clearer name on today's API); give one of them. */
+    snapshot: kubeName('object').optional(),
+    /** Namespace of the snapshot-agent DaemonSet pods; discovered from the selector when absent. */
+    agentNamespace: kubeName('namespace').optional(),
+    /** Label selector of the snapshot-agent pods (their logs carry the timing summaries). */
+    agentSelector: kubeName('selector').default(DEFAULT_AGENT_SELECTOR),
+    /** The agent pods' container whose log is read. */
+    agentContainer: kubeName('container').default(DEFAULT_AGENT_CONTAINER),
+    /** snapshotctl argv prefix (e.g. ["snapshotctl"]); when set, the run triggers checkpoint / restore with it. */
+    snapshotctl: z.array(z.string().min(1)).min(1, 'snapshotctl must be a non-empty argv list').optional(),
+    /** Pod manifest for `snapshotctl checkpoint --manifest` (a local path). */
+    manifest: z.string().min(1).optional(),
+    /** Pod manifest for `snapshotctl restore --manifest` (today's snapshotctl creates the restore pod from it; default: `manifest`). */
+    restoreManifest: z.string().min(1).optional(),
+    /** Older snapshotctl only: checkpoint id for `--checkpoint-id` / `--checkpoint-hash` (default: the restore pod's label). */
+    checkpointId: kubeName('id').optional(),
+    /** Older snapshotctl only: restore target pod for `snapshotctl restore --pod` (default: the pod marked restore target). */
+    restorePod: kubeName('pod').optional(),
+    /** How often the cluster is polled while a step waits. */
+    pollSeconds: z.number({ error: 'kubernetes.pollSeconds must be a number of seconds' }).min(0.01).max(60).default(2),
+  })
+  .refine((k) => !k.checkpoint || !k.snapshot || k.checkpoint === k.snapshot, {
+    message: 'kubernetes.checkpoint and kubernetes.snapshot name the same object; give one of them',
+    path: ['snapshot'],
+  });
+
+/** The snapshot object a profile names, under either field. */
+export function snapshotObjectName(k: z.output<typeof KubernetesObserve>): string | undefined {
+  return k.snapshot ?? k.checkpoint;
+}
 
 export const WorkerProfile = z
   .strictObject({

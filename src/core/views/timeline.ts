@@ -55,6 +55,12 @@ export function laneMarkers(run: RunState, rank: string): (RankMarker & { inheri
 /** Phases the main process announces for the whole engine. */
 const ENGINE_WIDE = new Set<RankPhase>(['pause', 'ready', 'capture', 'exit', 'restore', 'resume', 'serve']);
 
+/** The step's phase timings (evidence with `phase`) as the sub-segments its bar is drawn with. */
+function phaseParts(s: StepRecord | undefined): { parts?: { name: string; ms: number }[] } {
+  const parts = (s?.evidence ?? []).flatMap((e) => (e.kind === 'timing' && e.phase && e.valueMs !== undefined && e.valueMs >= 0 ? [{ name: e.phase, ms: e.valueMs }] : []));
+  return parts.length ? { parts } : {};
+}
+
 export function buildTimeline(run: RunState, history: HistoryPoint[], now = Date.now()): TimelineModel {
   const t0 = run.startedAt;
   const end = run.endedAt ?? now;
@@ -92,6 +98,7 @@ export function buildTimeline(run: RunState, history: HistoryPoint[], now = Date
       end: stop,
       durationMs: start !== undefined && stop !== undefined ? Math.max(0, stop - start) : undefined,
       evidence: (s?.evidence ?? []).map((e) => ({ kind: e.kind, text: e.text, rank: e.rank, valueMs: e.valueMs })),
+      ...phaseParts(s),
     });
   }
   const markers = run.ranks().flatMap((r) => r.markers);

@@ -18,6 +18,7 @@ const Evidence = z.object({
   rank: z.string().optional(),
   location: z.object({ file: z.string(), line: z.number().int().nonnegative() }).optional(),
   valueMs: z.number().optional(),
+  phase: z.string().optional(),
 });
 
 const StepState = z.enum(['pending', 'running', 'passed', 'warned', 'failed', 'skipped', 'cancelled']);

@@ -42,6 +42,11 @@ export interface Evidence {
   /** workspace file + 0-based line, e.g. the SNAP001 finding behind a SIGSEGV */
   location?: { file: string; line: number };
   valueMs?: number;
+  /**
+   * Timing evidence that is one phase of the step's operation as the doer measured it (the snapshot
+   * agent's `criu_dump`, `cuda_checkpoint` …): the timeline draws these, in order, inside the step's bar.
+   */
+  phase?: string;
 }
 
 export interface StepRecord {

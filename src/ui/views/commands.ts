@@ -1,6 +1,7 @@
 /** The views' commands (ids as contributed in package.json). */
 import type { CommandSpec } from '../commands/table';
 import { saveLogs, showMergedLog, showRankLog, toggleLogTimestamps, views } from './logCommands';
+import { snapshotCommands } from './snapshotCommands';
 import { addDemoWorker, editWorkerProfiles, refreshWorkers } from './workerCommands';
 
 export const viewCommands: readonly CommandSpec[] = [
@@ -12,4 +13,5 @@ export const viewCommands: readonly CommandSpec[] = [
   { id: 'dynamoSnapshot.addDemoWorker', run: (ctx) => addDemoWorker(ctx) },
   { id: 'dynamoSnapshot.refreshWorkers', run: (ctx) => refreshWorkers(ctx) },
   { id: 'dynamoSnapshot.toggleLogTimestamps', run: (ctx) => toggleLogTimestamps(ctx) },
+  ...snapshotCommands((ctx) => ({ tree: views(ctx).snapshots, docs: views(ctx).k8sDocs })),
 ];

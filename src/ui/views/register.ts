@@ -10,6 +10,9 @@ import { LifecycleTree } from './lifecycleTree';
 import { LogDocuments } from './logDocuments';
 import { RanksTree } from './ranksTree';
 import { RunTracker } from './runTracker';
+import { K8sDocuments } from './snapshotCommands';
+import type { ProfileSource } from './snapshotsCluster';
+import { SnapshotsTree } from './snapshotsTree';
 import { VIEWS_SERVICE, ViewsService } from './service';
 import { WorkflowAdapter } from './workflowAdapter';
 import { WorkersTree } from './workersTree';
@@ -24,8 +27,12 @@ export function registerViews(ctx: Ctx): void {
   const lifecycle = new LifecycleTree(tracker);
   const docs = new LogDocuments(ctx, tracker);
   const panel = new LifecyclePanel(ctx, tracker, docs, () => adapter.history());
-  ctx.subscriptions.push(tracker, adapter, workers, ranks, lifecycle, docs, panel);
-  const service = new ViewsService(tracker, workers, ranks, lifecycle, docs, panel, adapter);
+  // The workflow area registers after the views; its service is looked up when the view needs it.
+  const snapshots = new SnapshotsTree(ctx, () => ctx.service<ProfileSource>('workflow'));
+  const k8sDocs = new K8sDocuments();
+  ctx.subscriptions.push(tracker, adapter, workers, ranks, lifecycle, docs, panel, snapshots, k8sDocs);
+  adapter.onDidChange(() => snapshots.restartIfShown());
+  const service = new ViewsService(tracker, workers, ranks, lifecycle, docs, panel, adapter, snapshots, k8sDocs);
   service.registerMs = performance.now() - t0;
   ctx.services.set(VIEWS_SERVICE, service);
 }

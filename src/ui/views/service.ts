@@ -11,6 +11,8 @@ import type { LifecycleTree } from './lifecycleTree';
 import type { LogDocuments } from './logDocuments';
 import type { RanksTree } from './ranksTree';
 import type { RunTracker } from './runTracker';
+import type { K8sDocuments } from './snapshotCommands';
+import type { SnapshotsTree } from './snapshotsTree';
 import type { WorkersSource, WorkersTree } from './workersTree';
 
 export const VIEWS_SERVICE = 'views';
@@ -37,6 +39,8 @@ export class ViewsService {
     readonly docs: LogDocuments,
     readonly panel: LifecyclePanel,
     readonly workerSource: WorkersSource,
+    readonly snapshots: SnapshotsTree,
+    readonly k8sDocs: K8sDocuments,
   ) {}
 
   /** What the Ranks view shows for the current run: its root nodes, from the tree provider itself. */

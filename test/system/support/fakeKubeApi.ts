@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
+import { kubeconfigText } from './kubeconfig';
 
 export interface FakePod {
   name: string;
@@ -237,21 +238,7 @@ export async function startFakeKubeApi(pods: FakePod[], dir: string, extra: Fake
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
   const kubeconfig = path.join(dir, 'kubeconfig');
-  fs.writeFileSync(
-    kubeconfig,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters:',
-      `- name: fake\n  cluster:\n    server: ${url}`,
-      'users:',
-      '- name: fake\n  user: {}',
-      'contexts:',
-      '- name: fake\n  context:\n    cluster: fake\n    user: fake\n    namespace: default',
-      'current-context: fake',
-      '',
-    ].join('\n'),
-  );
+  fs.writeFileSync(kubeconfig, kubeconfigText({ name: 'fake', server: url }));
   return {
     url,
     kubeconfig,

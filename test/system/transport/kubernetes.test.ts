@@ -83,12 +83,12 @@ test('observer: pods, events and a follow of the pod log through kubectl logs -f
   if (why) return skipOrFail(t, why);
   const tr = new KubernetesTransport({ kind: 'kubernetes', namespace: 'llm', selector: 'app=dynamo' }, env());
   await tr.connect();
-  const obs = tr.observer({ checkpointName: 'nope' });
+  const obs = tr.observer();
   const pods = (await obs.pods()) as { metadata: { name: string } }[];
   assert.deepEqual(pods.map((p) => p.metadata.name).sort(), ['pending-0', 'worker-0']);
   const ev = (await obs.events()) as { items: { reason: string }[] };
   assert.equal(ev.items[0]!.reason, 'RestoreSucceeded');
-  assert.equal(await obs.checkpoint!(), undefined, 'a missing DynamoCheckpoint (or CRD) is undefined, not an error');
+  assert.equal(await obs.object('dynamocheckpoint', 'nope'), undefined, 'a missing DynamoCheckpoint (or CRD) is undefined, not an error');
   const p = tr.logs({ follow: true });
   p.stdin.end();
   let out = '';

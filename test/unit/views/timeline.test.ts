@@ -43,6 +43,21 @@ test('timeline: one lane per rank, segments from each marker to the next, the la
   assert.doesNotThrow(() => ToWebview.parse({ type: 'model', model: m, history: m.history }));
 });
 
+test('timeline: a step\'s own phases (the snapshot agent\'s timing summary) become the sub-segments of its bar', () => {
+  const run = demoRun();
+  run.apply({ type: 'step', runId: 'run-1', step: { name: 'capture', state: 'passed', startedAt: 12_500, endedAt: 13_000, verdict: 'PodSnapshot llama-snap Ready', evidence: [
+    { kind: 'timing', text: 'agent checkpoint duration', valueMs: 420 },
+    { kind: 'timing', text: 'agent checkpoint phase cuda_checkpoint', valueMs: 110, phase: 'cuda_checkpoint' },
+    { kind: 'timing', text: 'agent checkpoint phase criu_dump', valueMs: 300, phase: 'criu_dump' },
+    { kind: 'timing', text: 'agent checkpoint phase unaccounted', valueMs: 10, phase: 'unaccounted' },
+  ] } });
+  const m = buildTimeline(run, [], 15_000);
+  const capture = m.steps.find((s) => s.name === 'capture')!;
+  assert.deepEqual(capture.parts, [{ name: 'cuda_checkpoint', ms: 110 }, { name: 'criu_dump', ms: 300 }, { name: 'unaccounted', ms: 10 }]);
+  assert.equal(m.steps.find((s) => s.name === 'restore')!.parts, undefined, 'plain timings are not phases');
+  assert.ok(TimelineModel.safeParse(m).success);
+});
+
 test('timeline: the main process\'s engine-wide markers move every data-parallel rank on', () => {
   const run = demoRun();
   run.apply({ type: 'rank-marker', runId: 'run-1', rank: 'main', phase: 'ready', at: 12_700, line: 'Ready for snapshot. Polling for sentinel in /c (snapshot-complete or restore-complete)' });

@@ -1,96 +1,136 @@
 /**
- * Parsers for what a Kubernetes snapshot run is observed through (dynamo-snapshot.md §5.2–§5.3, §8,
- * §9): the pod (restore-status annotations, the `Restored` condition, container exits), events from
- * the snapshot agent, the checkpoint objects' status, the agent's timing summaries, and snapshotctl's
- * `key=value` output. Input is kubectl's raw JSON / log text; old and new names are both accepted.
- * zod schemas are loose: only the fields used are typed, everything else passes through.
+ * Parsers for the pods, events and legacy checkpoint objects a Kubernetes snapshot run is observed
+ * through, in both API generations (generation.ts): today's pod annotation `nvidia.com/restore-from`
+ * (+ `restore-container-map`) and pod condition `nvidia.com/Restored` (ai-dynamo/snapshot
+ * api/podcontract), and yesterday's per-container annotation `nvidia.com/snapshot-restore-status.<c>`,
+ * role labels `nvidia.com/snapshot-is-checkpoint-source` / `-is-restore-target` / `-checkpoint-id`
+ * and `DynamoCheckpoint.status.phase` (dynamo-snapshot.md §5, §8). The snapshot API's own objects are
+ * in snapshotObjects.ts, the agent's timing summaries in timing.ts. Input is kubectl's raw JSON; zod
+ * schemas are loose: only the fields used are typed, everything else passes through.
  */
 import { z } from 'zod';
+import { parseContainerMap, RESTORED_CONDITION, type RestoredCondition } from './restored';
+import { Condition, optInt, optText, time } from './schema';
 
 export const RESTORE_STATUS_PREFIX = 'nvidia.com/snapshot-restore-status.';
+export const RESTORE_FROM = 'nvidia.com/restore-from';
+export const RESTORE_CONTAINER_MAP = 'nvidia.com/restore-container-map';
+export const CAPTURE_ELIGIBLE = 'nvidia.com/snapshot-capture-eligible';
 
-const Condition = z.looseObject({
-  type: z.string(),
-  status: z.string().optional(),
-  reason: z.string().optional(),
-  message: z.string().optional(),
-  lastTransitionTime: z.string().optional(),
-});
-
-const Terminated = z.looseObject({ exitCode: z.number().int().optional(), signal: z.number().int().optional(), reason: z.string().optional(), finishedAt: z.string().optional() });
+const Terminated = z.looseObject({ exitCode: optInt, signal: optInt, reason: optText, finishedAt: optText });
 const ContainerStatus = z.looseObject({
   name: z.string(),
-  ready: z.boolean().optional(),
-  restartCount: z.number().int().optional(),
-  state: z.looseObject({ terminated: Terminated.optional(), running: z.looseObject({}).optional() }).optional(),
-  lastState: z.looseObject({ terminated: Terminated.optional() }).optional(),
+  ready: z.boolean().nullish(),
+  restartCount: optInt,
+  state: z.looseObject({ terminated: Terminated.nullish(), running: z.looseObject({}).nullish() }).nullish(),
+  lastState: z.looseObject({ terminated: Terminated.nullish() }).nullish(),
 });
 
 const Pod = z.looseObject({
   metadata: z.looseObject({
     name: z.string(),
-    namespace: z.string().optional(),
-    labels: z.record(z.string(), z.string()).optional(),
-    annotations: z.record(z.string(), z.string()).optional(),
+    namespace: optText,
+    creationTimestamp: optText,
+    labels: z.record(z.string(), z.string()).nullish(),
+    annotations: z.record(z.string(), z.string()).nullish(),
   }),
-  status: z.looseObject({ phase: z.string().optional(), conditions: z.array(Condition).optional(), containerStatuses: z.array(ContainerStatus).optional() }).optional(),
+  spec: z.looseObject({ nodeName: optText }).nullish(),
+  status: z.looseObject({ phase: optText, conditions: z.array(Condition).nullish(), containerStatuses: z.array(ContainerStatus).nullish() }).nullish(),
 });
 
 export type RestoreStatus = 'in_progress' | 'completed' | 'failed';
 
-export interface PodSnapshotState {
+export interface PodState {
   name: string;
+  namespace?: string;
+  node?: string;
+  createdAt?: number;
   phase?: string;
+  /** from the labels (yesterday) or the restore-from annotation / capture-eligible label (today) */
   role: 'checkpoint-source' | 'restore-target' | 'other';
+  labels: Record<string, string>;
+  /** legacy label nvidia.com/snapshot-checkpoint-id */
   checkpointId?: string;
-  /** `nvidia.com/snapshot-restore-status.<container>` per container. */
+  /** today: the PodSnapshot this pod restores from (annotation nvidia.com/restore-from) */
+  restoreFrom?: string;
+  /** today: nvidia.com/restore-container-map pairs (empty: same-name restore) */
+  containerMap: { source: string; destination: string }[];
+  /** `nvidia.com/snapshot-restore-status.<container>` per container (yesterday) */
   restoreStatus: Record<string, RestoreStatus | string>;
-  /** The newer pod condition (`nvidia.com/Restored`, `snapshot/Restored` or `Restored`). */
-  restored?: { status?: string; reason?: string; message?: string };
+  /** The pod condition `nvidia.com/Restored` (also accepted: `snapshot/Restored`, `Restored`). */
+  restored?: RestoredCondition;
   ready: Record<string, boolean>;
   /** A container that ended: exit code / signal, as the kubelet reports it. */
-  terminated: Record<string, { exitCode?: number; signal?: number; reason?: string }>;
+  terminated: Record<string, { exitCode?: number; signal?: number; reason?: string; at?: number }>;
 }
 
-export function parsePod(json: unknown): PodSnapshotState {
+export function parsePod(json: unknown): PodState {
   const pod = Pod.parse(json);
   const labels = pod.metadata.labels ?? {};
   const ann = pod.metadata.annotations ?? {};
   const restoreStatus: Record<string, string> = {};
   for (const [k, v] of Object.entries(ann)) if (k.startsWith(RESTORE_STATUS_PREFIX)) restoreStatus[k.slice(RESTORE_STATUS_PREFIX.length)] = v;
-  const cond = pod.status?.conditions?.find((c) => /(^|\/)Restored$/.test(c.type));
+  const cond = pod.status?.conditions?.find((c) => c.type === RESTORED_CONDITION) ?? pod.status?.conditions?.find((c) => /(^|\/)Restored$/.test(c.type));
   const ready: Record<string, boolean> = {};
-  const terminated: PodSnapshotState['terminated'] = {};
+  const terminated: PodState['terminated'] = {};
   for (const cs of pod.status?.containerStatuses ?? []) {
     ready[cs.name] = cs.ready ?? false;
     const t = cs.state?.terminated ?? cs.lastState?.terminated;
-    if (t) terminated[cs.name] = { exitCode: t.exitCode, signal: t.signal, reason: t.reason };
+    if (t) terminated[cs.name] = { exitCode: t.exitCode, signal: t.signal, reason: t.reason, at: time(t.finishedAt) };
   }
+  const restoreFrom = ann[RESTORE_FROM];
+  const source = labels['nvidia.com/snapshot-is-checkpoint-source'] === 'true' || labels[CAPTURE_ELIGIBLE] === 'true';
+  const target = labels['nvidia.com/snapshot-is-restore-target'] === 'true' || restoreFrom !== undefined;
   return {
     name: pod.metadata.name,
+    namespace: pod.metadata.namespace,
+    node: pod.spec?.nodeName,
+    createdAt: time(pod.metadata.creationTimestamp),
     phase: pod.status?.phase,
-    role: labels['nvidia.com/snapshot-is-checkpoint-source'] === 'true' ? 'checkpoint-source' : labels['nvidia.com/snapshot-is-restore-target'] === 'true' ? 'restore-target' : 'other',
+    role: target ? 'restore-target' : source ? 'checkpoint-source' : 'other',
+    labels,
     checkpointId: labels['nvidia.com/snapshot-checkpoint-id'],
+    restoreFrom,
+    containerMap: parseContainerMap(ann[RESTORE_CONTAINER_MAP]),
     restoreStatus,
-    restored: cond ? { status: cond.status, reason: cond.reason, message: cond.message } : undefined,
+    restored: cond ? { status: cond.status, reason: cond.reason, message: cond.message, at: time(cond.lastTransitionTime) } : undefined,
     ready,
     terminated,
   };
 }
 
 const Event = z.looseObject({
-  reason: z.string().optional(),
-  type: z.string().optional(),
-  message: z.string().optional(),
-  source: z.looseObject({ component: z.string().optional() }).optional(),
-  reportingComponent: z.string().optional(),
-  involvedObject: z.looseObject({ kind: z.string().optional(), name: z.string().optional() }).optional(),
-  lastTimestamp: z.string().nullable().optional(),
-  eventTime: z.string().nullable().optional(),
-  firstTimestamp: z.string().nullable().optional(),
+  reason: optText,
+  type: optText,
+  message: optText,
+  source: z.looseObject({ component: optText }).nullish(),
+  reportingComponent: optText,
+  involvedObject: z.looseObject({ kind: optText, name: optText }).nullish(),
+  lastTimestamp: optText,
+  eventTime: optText,
+  firstTimestamp: optText,
 });
 
-export const SNAPSHOT_EVENT_REASONS = ['RestoreRequested', 'RestoreSucceeded', 'RestoreFailed', 'RestoreWorkerFailed', 'RestoreCleanupFailed', 'CheckpointFailed', 'RestoreIncompatible'];
+/**
+ * The snapshot agent's event reasons (component `snapshot`; agent/internal/controller): capture, the
+ * restore outcome (the same words as the Restored reasons), and its bookkeeping failures.
+ */
+export const SNAPSHOT_EVENT_REASONS = [
+  'CheckpointFailed',
+  'RestoreRequested',
+  'RestoreSucceeded',
+  'RestoreFailed',
+  'RestorePartiallySucceeded',
+  'RestoreIncompatible',
+  'RestoreReplenishmentIncompatible',
+  'RestoreWorkerFailed',
+  'RestoreCleanupFailed',
+  'RestoreStatusUpdateFailed',
+  'RestoreFinalizerUpdateFailed',
+  'RestoreAlreadyCompleted',
+  'RestoreAlreadyPartiallySucceeded',
+  'RestoreAlreadyFailed',
+];
 
 export interface SnapshotEvent {
   reason: string;
@@ -113,41 +153,41 @@ export function parseEvents(json: unknown): SnapshotEvent[] {
       type: e.type ?? 'Normal',
       message: e.message ?? '',
       object: e.involvedObject?.name ? `${e.involvedObject.kind ?? ''}/${e.involvedObject.name}` : undefined,
-      at: when ? Date.parse(when) : undefined,
+      at: when ? time(when) : undefined,
     });
   }
   return out.sort((a, b) => (a.at ?? 0) - (b.at ?? 0));
 }
 
 const CheckpointObject = z.looseObject({
-  kind: z.string().optional(),
+  kind: optText,
   metadata: z.looseObject({ name: z.string() }),
   status: z
     .looseObject({
-      phase: z.string().optional(),
-      message: z.string().optional(),
-      identityHash: z.string().optional(),
-      jobName: z.string().optional(),
-      location: z.string().optional(),
-      conditions: z.array(Condition).optional(),
+      phase: optText,
+      message: optText,
+      identityHash: optText,
+      jobName: optText,
+      location: optText,
+      conditions: z.array(Condition).nullish(),
     })
-    .optional(),
+    .nullish(),
 });
 
 export interface CheckpointState {
   kind: string;
   name: string;
-  /** ready / failed / pending, from DynamoCheckpoint.status.phase or PodSnapshot(Content) conditions. */
+  /** ready / failed / pending, from DynamoCheckpoint.status.phase or Ready / Failed conditions. */
   state: 'ready' | 'failed' | 'pending';
   reason?: string;
   message?: string;
   location?: string;
 }
 
-/** DynamoCheckpoint (`status.phase`), PodSnapshot / PodSnapshotContent (conditions Ready / Failed). */
+/** DynamoCheckpoint (`status.phase`); objects with Ready / Failed conditions are read the same way. */
 export function parseCheckpoint(json: unknown): CheckpointState {
   const o = CheckpointObject.parse(json);
-  const st = o.status ?? {};
+  const st: Partial<NonNullable<typeof o.status>> = o.status ?? {};
   const base = { kind: o.kind ?? 'Checkpoint', name: o.metadata.name, location: st.location };
   if (st.phase) {
     const state = st.phase === 'Ready' ? 'ready' : st.phase === 'Failed' ? 'failed' : 'pending';
@@ -160,85 +200,13 @@ export function parseCheckpoint(json: unknown): CheckpointState {
   return { ...base, state: 'pending', message: st.conditions?.map((c) => `${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}`).join(', ') };
 }
 
-/** Go durations ("1m2.5s", "523ms", "1.2µs") or plain numbers (seconds) → ms. */
-export function parseDurationMs(v: string | number): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v * 1000 : undefined;
-  const s = v.trim().replace(/^"|"$/g, '');
-  if (/^-?\d+(\.\d+)?$/.test(s)) return Number(s) * 1000;
-  const unit: Record<string, number> = { h: 3600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, 'µs': 0.001, ns: 0.000001 };
-  let total = 0;
-  let matched = '';
-  for (const m of s.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/g)) {
-    total += Number(m[1]) * unit[m[2]!]!;
-    matched += m[0];
-  }
-  return matched.length > 0 && matched === s ? total : undefined;
-}
-
-export interface TimingSummary {
-  kind: 'checkpoint' | 'restore';
-  fieldsMs: Record<string, number>;
-  /** Non-duration fields (gpu_device_map may be a mapping; ids). */
-  other: Record<string, string>;
-}
-
-const SUMMARY = /(Checkpoint|Restore) timing summary/;
-
-function keyValues(line: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const trimmed = line.trim();
-  const jsonStart = trimmed.indexOf('{');
-  if (jsonStart >= 0) {
-    try {
-      const o = JSON.parse(trimmed.slice(jsonStart)) as Record<string, unknown>;
-      for (const [k, v] of Object.entries(o)) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
-      return out;
-    } catch {
-      /* logr's text format below */
-    }
-  }
-  // logr / klog text: "key"="value" or key="value" or key=value
-  for (const m of line.matchAll(/"?([A-Za-z_][\w.-]*)"?=("(?:[^"\\]|\\.)*"|\S+)/g)) {
-    out[m[1]!] = m[2]!.startsWith('"') ? (JSON.parse(m[2]!) as string) : m[2]!;
-  }
-  return out;
-}
-
-/** Every `Checkpoint timing summary` / `Restore timing summary` line in an agent log. */
-export function parseTimingSummaries(log: string): TimingSummary[] {
-  const out: TimingSummary[] = [];
-  for (const line of log.split('\n')) {
-    const m = SUMMARY.exec(line);
-    if (!m) continue;
-    const fieldsMs: Record<string, number> = {};
-    const other: Record<string, string> = {};
-    for (const [k, v] of Object.entries(keyValues(line))) {
-      if (['msg', 'message', 'level', 'ts', 'time', 'logger', 'caller'].includes(k)) continue;
-      const d = parseDurationMs(v);
-      if (d !== undefined && !/_id$|^pod$|^container|^checkpoint_id$/.test(k)) fieldsMs[k] = d;
-      else other[k] = v;
-    }
-    out.push({ kind: m[1] === 'Checkpoint' ? 'checkpoint' : 'restore', fieldsMs, other });
-  }
-  return out;
-}
-
-/** snapshotctl (older generation) prints `key=value` lines while it polls; the last value wins. */
-export function parseSnapshotctl(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const m = /^\s*([a-z_]+)=(.*)$/.exec(line);
-    if (m) out[m[1]!] = m[2]!.trim();
-  }
-  return out;
-}
-
-/** The agent's own lifecycle lines (§6 "agent" rows), for evidence. */
+/** The agent's own lifecycle lines (dynamo-snapshot.md §6 "agent" rows), for evidence. */
 export const AGENT_LINES: readonly [RegExp, string][] = [
   [/Source container not ready, awaiting quiesce/, 'waiting for ready-for-snapshot'],
   [/=== Starting checkpoint operation ===/, 'checkpoint started'],
   [/Checkpoint container failed/, 'checkpoint container failed'],
   [/Restore target detected, triggering external restore/, 'restore requested'],
   [/=== Starting external restore ===/, 'restore started'],
+  [/Refusing restore; this node cannot run the checkpoint/, 'restore refused'],
   [/=== External restore completed ===/, 'restore completed'],
 ];
