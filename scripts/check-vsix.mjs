@@ -1,10 +1,11 @@
 // Packages the VSIX (production bundles), checks that it holds exactly what runs, reports its size and
-// file count, and installs it into the offline VS Code host when that is installed.
+// file count, and installs it into each offline VS Code host that is installed.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HOSTS } from '../test/vscode-host/hosts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const vsix = path.join(root, 'dist-vsix', 'dynamo-snapshot-workbench.vsix');
@@ -35,15 +36,15 @@ check('VSIX holds only what runs', () => {
   console.log(`    VSIX ${(bytes / 1024).toFixed(0)} KiB, ${files.length} entries, ${(unpacked / 1024).toFixed(0)} KiB unpacked`);
 });
 
-const host = path.join(root, 'test/vscode-host/code-server-test-host.mjs');
-if (fs.existsSync(path.join(root, 'test/vscode-host/node_modules/code-server'))) {
-  check('VSIX installs into the offline VS Code host', () => {
+// The packaged VSIX installs into every offline host: the minimum VS Code engines.vscode admits, and the newest.
+for (const host of HOSTS.filter((h) => h.installed)) {
+  check(`VSIX installs into the ${host.name} VS Code host (${host.vscodeVersion})`, () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dsw-vsix-'));
     const env = { ...process.env, XDG_CONFIG_HOME: path.join(dir, 'config'), XDG_DATA_HOME: path.join(dir, 'data') };
     try {
-      const r = spawnSync(process.execPath, [host, `--extensions-dir=${path.join(dir, 'ext')}`, '--install-extension', vsix], { encoding: 'utf8', env });
+      const r = spawnSync(host.launcher, [`--extensions-dir=${path.join(dir, 'ext')}`, '--install-extension', vsix], { encoding: 'utf8', env });
       if (r.status !== 0 || !/successfully installed/.test(r.stdout + r.stderr)) throw new Error((r.stdout + r.stderr).slice(-500));
-      const l = spawnSync(process.execPath, [host, `--extensions-dir=${path.join(dir, 'ext')}`, '--list-extensions', '--show-versions'], { encoding: 'utf8', env });
+      const l = spawnSync(host.launcher, [`--extensions-dir=${path.join(dir, 'ext')}`, '--list-extensions', '--show-versions'], { encoding: 'utf8', env });
       if (!/dynamo-snapshot-workbench\.dynamo-snapshot-workbench@0\./.test(l.stdout)) throw new Error(`not listed: ${l.stdout}`);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -3,12 +3,13 @@
 // Tiers: static (tsc --noEmit, eslint with zero warnings, the VSIX: contents and install into the
 // host), unit (node --test, no VS Code), system (node --test against real parts: sshd, CRIU,
 // kubectl, Neovim, the CLI), integration (mocha inside a real VS Code extension host), ui
-// (playwright-core driving the workbench). Offline, VSCODE_TEST_EXECUTABLE points the integration
-// and ui tiers at the code-server host in test/vscode-host/.
+// (playwright-core driving the workbench). The integration and ui tiers run on every VS Code host in
+// test/vscode-host/hosts.mjs (the minimum engines.vscode and the newest); the closing line counts both.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HOSTS, selectedHosts } from '../test/vscode-host/hosts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ALL = ['static', 'unit', 'system', 'integration', 'ui'];
@@ -71,6 +72,7 @@ const nodeTier = async (tier) => {
 for (const tier of tiers) {
   if (build.code !== 0) break;
   const t0 = Date.now();
+  const tierLine = lines.length;
   console.log(`\n=== ${tier} tests ===`);
   if (tier === 'static') {
     const checks = [];
@@ -88,15 +90,39 @@ for (const tier of tiers) {
     record(tier, { passed: ok + vc.passed, failed: checks.length - ok + vc.failed, skipped: 0 }, 0);
   } else if (tier === 'unit' || tier === 'system') await nodeTier(tier);
   else if (tier === 'integration') {
-    const r = await run(process.execPath, ['scripts/run-integration.mjs']);
+    // @vscode/test-electron 3 declares Node >= 22: run it on the newest host's Node 24 when installed.
+    const newest = HOSTS.find((h) => h.name === 'newest');
+    const node = newest?.installed && fs.existsSync(newest.node) ? newest.node : process.execPath;
+    const r = await run(node, ['scripts/run-integration.mjs']);
     record(tier, closingCounts(r.out), r.code);
+    // One summary line per host, with the VS Code version its extension host reported.
+    for (const m of r.out.matchAll(/^integration\[(\S+) (\S+)\]: (.*)$/gm)) lines.push(`  ${m[1]} host, VS Code ${m[2]}: ${m[3]}`);
   } else if (tier === 'ui') {
     const script = path.join('test', 'ui', 'ui-test.mjs');
     if (!fs.existsSync(path.join(root, script))) { lines.push(`${tier.padEnd(12)} no UI test`); continue; }
-    const r = await run(process.execPath, [script]);
-    record(tier, closingCounts(r.out), r.code);
+    // The same UI test on each host, one after the other (each starts its own code-server and Chromium).
+    const counts = { passed: 0, failed: 0, skipped: 0 };
+    const hostLines = [];
+    let code = 0;
+    let hosts = [];
+    try {
+      hosts = selectedHosts();
+    } catch (e) {
+      console.error(`ui: ${e.message}`);
+      code = 1;
+    }
+    for (const host of hosts) {
+      const r = await run(process.execPath, [script, '--host', host.name]);
+      const c = closingCounts(r.out) ?? { passed: 0, failed: 1, skipped: 0 };
+      if (r.code !== 0 && c.failed === 0) c.failed = 1;
+      for (const k of Object.keys(counts)) counts[k] += c[k];
+      code ||= r.code;
+      hostLines.push(`  ${host.name} host, VS Code ${host.vscodeVersion ?? '(not installed)'}: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`);
+    }
+    record(tier, counts, code);
+    lines.push(...hostLines);
   }
-  lines[lines.length - 1] += `  (${((Date.now() - t0) / 1000).toFixed(1)} s)`;
+  if (lines[tierLine] !== undefined) lines[tierLine] += `  (${((Date.now() - t0) / 1000).toFixed(1)} s)`;
 }
 
 console.log(`\n=== summary (${((Date.now() - started) / 1000).toFixed(0)} s) ===`);

@@ -4,10 +4,10 @@
 #   install), openssh-server/-client + zsh + fish + tcsh (the real sshd tests, several login shells),
 #   neovim (a third-party LSP client), gcc + python3-torch (the GPU engine on the CPU with a fake
 #   driver checkpoint API), etcd-server (the real kube-apiserver's store); then the offline VS Code
-#   host (test/vscode-host), a private CRIU 4.2.1 (Debian's newer suite, unpacked under .cache/criu),
-#   the npm dependencies, .venv (scripts/python/venv.sh: the pinned real ai-dynamo package and ruff,
-#   from PyPI) and a real kube-apiserver built from the Go module proxy (scripts/kube-apiserver.sh,
-#   cached in .cache/kube-apiserver; built in the background while the rest installs).
+#   hosts (test/vscode-host: minimum and newest), a private CRIU 4.2.1 (Debian's newer suite, unpacked
+#   under .cache/criu), the npm dependencies, .venv (scripts/python/venv.sh: the pinned real ai-dynamo
+#   package and ruff, from PyPI) and a real kube-apiserver built from the Go module proxy
+#   (scripts/kube-apiserver.sh, cached in .cache/kube-apiserver; built in the background while the rest installs).
 # Needs root (or SUDO=sudo) for apt-get; everything else stays inside the repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,7 +41,11 @@ if [ ! -f "$lock_marker" ] || ! cmp -s package-lock.json "$lock_marker"; then
   npm ci --no-audit --no-fund
   cp package-lock.json "$lock_marker"
 fi
-if ! $demo || ! command -v code >/dev/null; then
+if ! $demo; then
+  # The integration and UI tiers run on the minimum VS Code we declare and on the newest (Node 24 from npm).
+  echo "[setup] VS Code test hosts: minimum and newest"
+  bash test/vscode-host/install.sh minimum newest
+elif ! command -v code >/dev/null; then
   echo "[setup] VS Code test host"
   bash test/vscode-host/install.sh
 fi

@@ -50,8 +50,11 @@ suite('Views: workers', () => {
     }, 15_000);
     // The editor is placed at (or given) the setting to edit.
     await waitFor('the dynamoSnapshot.workers key', () => ed.document.getText().includes('dynamoSnapshot.workers'), 10_000);
-    // Leave the file as it was (the reveal may have inserted the key): revert, then close.
+    // Leave the file as it was (the reveal may have inserted the key): revert, then close. Revert that
+    // document, not whatever is active; the settings writes in teardown refuse a dirty settings.json.
+    await vscode.window.showTextDocument(ed.document);
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await waitFor('settings.json without unsaved changes', () => !ed.document.isDirty, 10_000);
   });
 
   test('a worker that ran shows the agent\'s hello: host, GPUs, driver, tool versions', async function () {

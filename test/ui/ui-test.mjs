@@ -1,31 +1,37 @@
 #!/usr/bin/env node
-// UI-level test in the offline VS Code host (shared/reference/vscode-test-host.md §9, Appendix C):
-// code-server 1.100.3 with this extension in development mode, driven by Debian's headless Chromium
-// through playwright-core, the way a person would: command palette → "Dynamo Snapshot: Run Snapshot
-// Smoke Test" → the Ranks view fills with one row per rank → "Show Lifecycle" → the panel draws the
-// timeline; hovering a segment shows its evidence, and the keyboard reaches the segments; the
-// Snapshots view shows a real kube-apiserver's PodSnapshots (test/ui/snapshotCluster.main.ts) with
-// their content, SnapshotJob and restored pods, opens an object's YAML and compares two snapshots.
-// Screenshots go to test-results/ui/.
-//   node test/ui/ui-test.mjs [--shots DIR] [--keep-open]
+// UI-level test in an offline VS Code host (shared/reference/vscode-test-host.md §9, Appendix C):
+// code-server (test/vscode-host/hosts.mjs: minimum = VS Code 1.100.3, newest = 1.139.1) with this
+// extension in development mode, driven by Debian's headless Chromium through playwright-core, the way
+// a person would: command palette → "Dynamo Snapshot: Run Snapshot Smoke Test" → the Ranks view fills
+// with one row per rank → "Show Lifecycle" → the panel draws the timeline; hovering a segment shows its
+// evidence, and the keyboard reaches the segments; the Snapshots view shows a real kube-apiserver's
+// PodSnapshots (test/ui/snapshotCluster.main.ts) with their content, SnapshotJob and restored pods,
+// opens an object's YAML and compares two snapshots. Screenshots go to test-results/ui/ (minimum) or
+// test-results/ui/<host>/.
+//   node test/ui/ui-test.mjs [--host minimum|newest] [--shots DIR] [--keep-open]
 // Prints `ui: N passed, N failed` last (scripts/run-tests.mjs reads it).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { HOSTS } from '../vscode-host/hosts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const hostDir = path.join(root, 'test/vscode-host');
-const require = createRequire(path.join(hostDir, 'package.json'));
 const argv = process.argv.slice(2);
 const arg = (name, dflt) => {
   const i = argv.indexOf(`--${name}`);
   return i >= 0 && argv[i + 1] && !argv[i + 1].startsWith('--') ? argv[i + 1] : dflt;
 };
-const shotDir = path.resolve(arg('shots', path.join(root, 'test-results/ui')));
+const host = HOSTS.find((h) => h.name === arg('host', 'minimum'));
+if (!host) {
+  console.error(`ui: unknown --host (hosts: ${HOSTS.map((h) => h.name).join(', ')})`);
+  process.exit(2);
+}
+const require = createRequire(path.join(host.dir, 'package.json'));
+const shotDir = path.resolve(arg('shots', path.join(root, 'test-results/ui', host.name === 'minimum' ? '' : host.name)));
 fs.mkdirSync(shotDir, { recursive: true });
 
 let codeServer;
@@ -34,7 +40,7 @@ try {
   codeServer = path.join(path.dirname(require.resolve('code-server/package.json')), 'out/node/entry.js');
   chromiumMod = require('playwright-core').chromium;
 } catch (e) {
-  console.log(`ui: skipped — the offline host is not installed in test/vscode-host (${e.message.split('\n')[0]})`);
+  console.log(`ui: skipped — the ${host.name} host is not installed in ${path.relative(root, host.dir)} (${e.message.split('\n')[0]})`);
   console.log('ui: 0 passed, 0 failed, 1 skipped');
   process.exit(0);
 }
@@ -79,10 +85,16 @@ fs.writeFileSync(path.join(userData, 'User', 'settings.json'), JSON.stringify({
   'telemetry.telemetryLevel': 'off', 'update.mode': 'none', 'workbench.tips.enabled': false,
   'workbench.colorTheme': process.env.DSW_UI_THEME || 'Default Dark Modern', 'window.commandCenter': false,
   'workbench.layoutControl.enabled': false, 'chat.commandCenter.enabled': false,
+  // VS Code 1.104+: no chat panel or agent host in the pictures (older releases ignore the key).
+  'chat.disableAIFeatures': true,
 }));
-const env = { ...process.env, EXTENSIONS_GALLERY: '{}', HOME: path.join(tmp, 'home'), XDG_CONFIG_HOME: path.join(tmp, 'config'), XDG_DATA_HOME: path.join(tmp, 'data') };
+// VSCODE_OPTIONS=enable-smoke-test-driver: VS Code 1.139 honours the payload's extensionDevelopmentPath
+// only with this server flag (code-server 4.139 passes it through; 4.100 ignores it).
+const env = { ...process.env, EXTENSIONS_GALLERY: '{}', VSCODE_OPTIONS: 'enable-smoke-test-driver', HOME: path.join(tmp, 'home'), XDG_CONFIG_HOME: path.join(tmp, 'config'), XDG_DATA_HOME: path.join(tmp, 'data') };
 fs.mkdirSync(env.HOME, { recursive: true });
-const server = spawn(process.execPath, [codeServer, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
+const hostNode = spawnSync(host.node, ['-v'], { encoding: 'utf8' }).stdout?.trim() || '?';
+console.log(`[ui] ${host.name} host: code-server ${host.codeServerVersion} = VS Code ${host.vscodeVersion ?? '?'} on Node ${hostNode}`);
+const server = spawn(host.node, [codeServer, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
   '--disable-workspace-trust', '--disable-getting-started-override', '--user-data-dir', userData, '--extensions-dir', path.join(tmp, 'extensions'), '--ignore-last-opened'],
 { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
 let log = '';
@@ -257,6 +269,34 @@ try {
     if (!tipShown) throw new Error('focus does not show the evidence');
     await page.screenshot({ path: path.join(shotDir, 'lifecycle-keyboard.png') });
     return label.slice(0, 90);
+  });
+
+  // src/ui/compat.ts: QuickPick prompts since VS Code API_SINCE.quickPickPrompt, the placeholder before.
+  await step('the run picker says what it lists: under the input where VS Code has prompts, else in the placeholder', async () => {
+    const since = (/quickPickPrompt: '([\d.]+)'/.exec(fs.readFileSync(path.join(root, 'src/ui/compat.ts'), 'utf8')) ?? [])[1];
+    if (!since || !host.vscodeVersion) throw new Error('cannot tell which path this VS Code takes');
+    const [a, b] = host.vscodeVersion.split('.').map(Number);
+    const [x, y] = since.split('.').map(Number);
+    const promptPath = a > x || (a === x && b >= y);
+    const text = 'Current run on top';
+    await palette('Dynamo Snapshot: Show Merged Log');
+    await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("current")', { timeout: 10000 });
+    const shown = () => page.evaluate((t) => {
+      const w = document.querySelector('.quick-input-widget');
+      const message = [...(w?.querySelectorAll('.quick-input-message') ?? [])].some((e) => e.checkVisibility() && (e.textContent ?? '').includes(t));
+      const placeholder = (w?.querySelector('.quick-input-box input')?.getAttribute('placeholder') ?? '').includes(t);
+      return { message, placeholder };
+    }, text);
+    const before = await shown();
+    if (promptPath && !(before.message && !before.placeholder)) throw new Error(`VS Code ${host.vscodeVersion}: expected the prompt under the input, got ${JSON.stringify(before)}`);
+    if (!promptPath && !(before.placeholder && !before.message)) throw new Error(`VS Code ${host.vscodeVersion}: expected the prompt in the placeholder, got ${JSON.stringify(before)}`);
+    await page.screenshot({ path: path.join(shotDir, 'run-picker.png') });
+    // What the newer path buys: the explanation stays while the user types a filter.
+    await page.keyboard.type('zz');
+    const typing = await shown();
+    if (promptPath && !typing.message) throw new Error('the prompt went away while typing');
+    await page.keyboard.press('Escape');
+    return `VS Code ${host.vscodeVersion}: ${promptPath ? 'prompt under the input, kept while typing' : 'prompt in the placeholder'}`;
   });
 
   await step('Show Merged Log opens a read-only editor with rank-prefixed lines', async () => {

@@ -2,21 +2,26 @@
 // Stand-in for the VS Code executable that @vscode/test-electron spawns (its `vscodeExecutablePath`).
 // It accepts the desktop command line test-electron passes (--extensionDevelopmentPath=,
 // --extensionTestsPath=, --user-data-dir=, --extensions-dir=, a folder), starts code-server (a real
-// VS Code 1.100.3 server build from npm) on 127.0.0.1, opens its workbench in Debian's headless
-// Chromium through playwright-core, runs the tests in code-server's Node extension host, streams their
-// output and exits with the tests' exit code, as desktop VS Code would.
-// Recipe and measurements: shared/reference/vscode-test-host.md §4 and Appendix A.
+// VS Code server build from npm) on 127.0.0.1, opens its workbench in Debian's headless Chromium
+// through playwright-core, runs the tests in code-server's Node extension host, streams their output
+// and exits with the tests' exit code, as desktop VS Code would.
+// Run directly, it is the minimum host (code-server 4.100.3 = VS Code 1.100.3 in this folder, on the
+// Node that runs it). newest/code-server-test-host runs it on Node 24 with --host-dir=newest
+// (code-server 4.139.1 = VS Code 1.139.1). code-server runs on the Node that runs this launcher, the
+// Node its native modules were built for.
+// Recipe and measurements: shared/reference/vscode-test-host.md §4, §8 and Appendix A.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { format } from 'node:util';
 
-const require = createRequire(import.meta.url);
-const argv = process.argv.slice(2);
-const opt = { dev: [], folder: undefined };
+const opt = { dev: [], folder: undefined, hostDir: path.dirname(fileURLToPath(import.meta.url)) };
+// --host-dir= is ours (which host folder's code-server and playwright-core); everything else goes to code-server.
+const argv = process.argv.slice(2).filter((a) => (a.startsWith('--host-dir=') ? ((opt.hostDir = path.resolve(a.slice(11))), false) : true));
 for (const a of argv) {
   const m = /^--([^=]+)=(.*)$/.exec(a);
   if (m) {
@@ -28,6 +33,7 @@ for (const a of argv) {
     // desktop-only flags (--no-sandbox, --disable-gpu-sandbox, --disable-updates, ...) do not apply
   } else if (!a.startsWith('-') && !opt.folder) opt.folder = path.resolve(a);
 }
+const require = createRequire(path.join(opt.hostDir, 'package.json'));
 const codeServer = process.env.CODE_SERVER_BIN || path.join(path.dirname(require.resolve('code-server/package.json')), 'out/node/entry.js');
 const chromiumPath = process.env.CHROMIUM_PATH || spawnSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).stdout.trim();
 const timeoutMs = Number(process.env.CODE_SERVER_TEST_TIMEOUT_MS || 10 * 60 * 1000);
@@ -38,7 +44,7 @@ if (!opt.tests) {
   process.exit(r.status ?? 1);
 }
 
-const { chromium } = await import('playwright-core');
+const { chromium } = require('playwright-core');
 const freePort = () => new Promise((r) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); });
 const port = await freePort();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-test-'));
@@ -50,6 +56,8 @@ const settingsFile = path.join(userDataDir, 'User', 'settings.json');
 if (!fs.existsSync(settingsFile)) fs.writeFileSync(settingsFile, JSON.stringify({
   'extensions.autoCheckUpdates': false, 'extensions.autoUpdate': false, 'telemetry.telemetryLevel': 'off',
   'update.mode': 'none', 'workbench.startupEditor': 'none', 'workbench.tips.enabled': false,
+  // VS Code 1.104+: no chat, agent host or Copilot UI in a test window (older releases ignore the key).
+  'chat.disableAIFeatures': true,
 }, null, 2));
 // XDG dirs keep code-server's config.yaml out of the real home; EXTENSIONS_GALLERY='{}' turns off the
 // default gallery (unreachable offline).
@@ -94,7 +102,7 @@ const exited = new Promise((r) => { resolveExit = r; });
 await page.exposeFunction('codeAutomationLog', (type, args) => {
   const line = format(...args);
   // The workbench forwards its own log lines too; keep the output to what the extension host prints.
-  if (/ENOTFOUND|Resolving connection token|Resolved connection token|Creating a socket|Updating additional builtin|\[Service Worker\]|ChatSessionStore|Ignoring fetching additional builtin extensions/.test(line) && !process.env.CODE_SERVER_TEST_VERBOSE) return;
+  if (/ENOTFOUND|Resolving connection token|Resolved connection token|Creating a socket|Updating additional builtin|\[Service Worker\]|ChatSessionStore|Ignoring fetching additional builtin extensions|^\[(ChatModelSelection|AgentHost:remote|AccountPolicyGate|reconnection-grace-time)\]/.test(line) && !process.env.CODE_SERVER_TEST_VERBOSE) return;
   (console[type] || console.log)(...args);
   const m = /^\s*(\d+) (passing|failing|pending)\b/.exec(line);
   if (m) counts[m[2]] = Number(m[1]);

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { compareRanks } from '../../core/views/ranks';
+import { withPrompt } from '../compat';
 import type { Ctx } from '../context';
 import { copyRunLogs, ranksOnDisk } from './logFiles';
 import { logUri } from './logUri';
@@ -57,7 +58,8 @@ async function pickRun(v: ViewsService, title: string): Promise<string | undefin
     return undefined;
   }
   if (items.length === 1) return items[0]!.runId;
-  return (await vscode.window.showQuickPick(items, { title, placeHolder: 'Which run?' }))?.runId;
+  const options = withPrompt({ title, placeHolder: 'Which run?' }, 'Current run on top; runs of earlier sessions are read from disk.');
+  return (await vscode.window.showQuickPick(items, options))?.runId;
 }
 
 async function ranksOf(v: ViewsService, runId: string): Promise<string[]> {
@@ -82,7 +84,8 @@ export async function showRankLog(ctx: Ctx, arg?: unknown): Promise<vscode.Uri |
       void vscode.window.showInformationMessage(`Dynamo Snapshot: run ${runId} has no rank logs.`);
       return undefined;
     }
-    rank = (await vscode.window.showQuickPick(items, { title: `Show Rank Log — ${runId}`, placeHolder: 'Which rank?' }))?.label;
+    const options = withPrompt({ title: `Show Rank Log — ${runId}`, placeHolder: 'Which rank?' }, 'One log per data-parallel rank, its latest line under it.');
+    rank = (await vscode.window.showQuickPick(items, options))?.label;
     if (!rank) return undefined;
   }
   const editor = await v.docs.show({ runId, rank }, a.line !== undefined || a.text !== undefined ? { no: a.line, text: a.text } : undefined);

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { RunRecord } from '../../core/workflow/records';
 import type { StepName } from '../../core/workflow/types';
 import type { CommandSpec } from '../commands/table';
+import { withPrompt } from '../compat';
 import type { Ctx } from '../context';
 import { showRunProgress } from './progress';
 import { compareRuns, openRunReport } from './reports';
@@ -65,7 +66,7 @@ async function selectWorker(ctx: Ctx, arg?: unknown): Promise<string | undefined
           description: `${p.transport.kind === 'ssh' ? `ssh ${p.transport.host}` : p.transport.kind} · ${p.backend} · ${p.captureMode}${p.name === selected ? ' · selected' : ''}`,
           detail: p.description,
         })),
-        { title: 'Dynamo Snapshot: Select Worker', placeHolder: 'The worker the workflow commands use' },
+        withPrompt({ title: 'Dynamo Snapshot: Select Worker', placeHolder: 'Which worker?' }, 'Connect, capture, restore and smoke tests use it (setting dynamoSnapshot.workers).'),
       );
       name = pick?.label;
     }

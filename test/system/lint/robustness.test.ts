@@ -67,6 +67,8 @@ test('1,000 hostile documents: no crash, no hang, every response within 2 s', { 
   const server = path.join(repoRoot, 'dist', 'server.js');
   assert.ok(fs.existsSync(server), `${server} is missing (npm run build)`);
   const client = new LspClient(server);
+  // A failed assertion below must not leave the server running: this process would wait for it forever.
+  t.after(() => client.shutdown());
   await client.initialize('file:///robust');
   const cases = mutants(corpusTexts(), 1000);
   const lat: Record<string, number[]> = { open: [], edit: [], codeAction: [] };
